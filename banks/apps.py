@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class BanksConfig(AppConfig):
+    name = "banks"
+    verbose_name = "Tenants and banks"

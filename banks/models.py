@@ -1,0 +1,107 @@
+"""Tenants, their members, memory banks and API keys.
+
+A ``Bank`` is the unit of memory isolation: every memory row carries its ``tenant_id``
+and ``bank_id``, and every query is resolved through ``banks.scoping``.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.validators import RegexValidator
+from django.db import models
+from guardian.models import GroupObjectPermissionBase, UserObjectPermissionBase
+
+slug_validator = RegexValidator(
+    r"^[a-z0-9][a-z0-9-]{0,62}$", "Use 1-63 lower-case letters, digits or hyphens, starting with a letter or digit."
+)
+
+
+class Tenant(models.Model):
+    """An organisation; nothing is ever shared between tenants."""
+
+    name = models.CharField(max_length=200)
+    slug = models.CharField(max_length=63, unique=True, validators=[slug_validator])
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class Membership(models.Model):
+    """A user's role in a tenant. Tenant admins see every bank of their tenant."""
+
+    class Role(models.TextChoices):
+        ADMIN = "admin", "Admin"
+        ANALYST = "analyst", "Analyst"
+        VIEWER = "viewer", "Viewer"
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.VIEWER)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "user"], name="%(app_label)s_%(class)s_unique_tenant_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.tenant} ({self.role})"
+
+
+class Bank(models.Model):
+    """A memory bank: episodes, facts and beliefs that are recalled together."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="banks")
+    slug = models.CharField(max_length=63, validators=[slug_validator])
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True, default="")
+    background = models.TextField(blank=True, default="", help_text="Standing context about what this bank holds.")
+    policy = models.JSONField(default=dict, blank=True, help_text="Per-bank settings (defense, retention, thresholds).")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "slug"], name="%(app_label)s_%(class)s_unique_tenant_slug"),
+        ]
+        ordering = ["tenant_id", "slug"]
+
+    def __str__(self) -> str:
+        return f"{self.tenant_id}/{self.slug}"
+
+
+class BankUserObjectPermission(UserObjectPermissionBase):
+    """Direct-FK guardian table: rows go away with their bank (no orphans)."""
+
+    content_object = models.ForeignKey(Bank, on_delete=models.CASCADE)
+
+
+class BankGroupObjectPermission(GroupObjectPermissionBase):
+    content_object = models.ForeignKey(Bank, on_delete=models.CASCADE)
+
+
+class ApiKey(models.Model):
+    """An agent credential. Only a SHA-256 hash of the secret is stored; ``prefix`` finds the row."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="api_keys")
+    bank = models.ForeignKey(
+        Bank, on_delete=models.CASCADE, null=True, blank=True, related_name="api_keys",
+        help_text="When set, the key can reach this bank only.",
+    )
+    name = models.CharField(max_length=200)
+    prefix = models.CharField(max_length=16, unique=True)
+    secret_hash = models.CharField(max_length=64)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None

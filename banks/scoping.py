@@ -1,0 +1,122 @@
+"""Tenant and bank scoping, done once for every API view.
+
+``BankScopedAPIView`` resolves the bank named in the URL against the caller's
+credential in ``initial()`` (after DRF has authenticated the request):
+
+- an API key reaches the banks of its tenant, or only its own bank when it is bank-scoped;
+- a person reaches the banks ``banks.permissions.banks_visible_to`` returns.
+
+A bank the caller may not read answers 404 exactly like a bank that does not exist, so
+existence never leaks across tenants. Subclasses implement ``scoped_get_queryset()``;
+overriding ``get_queryset`` is refused at class creation. The one escape hatch is
+``unscoped()``, which review greps for.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from django.db.models import QuerySet
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.generics import GenericAPIView
+from rest_framework.views import APIView
+
+from banks.models import ApiKey, Bank, Tenant
+from banks.permissions import banks_visible_to, tenants_administered_by
+from memoryhub.exceptions import BankNotFound, TenantRequired
+
+Access = Literal["read", "write"]
+_SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+
+
+def caller_api_key(request) -> ApiKey | None:
+    return request.auth if isinstance(request.auth, ApiKey) else None
+
+
+def banks_for_caller(request, access: Access = "read") -> QuerySet[Bank]:
+    """Every bank the caller may reach with ``access``."""
+    api_key = caller_api_key(request)
+    if api_key is not None:
+        banks = Bank.objects.filter(tenant_id=api_key.tenant_id)
+        if api_key.bank_id is not None:
+            banks = banks.filter(pk=api_key.bank_id)
+        return banks
+    perm = "banks.change_bank" if access == "write" else "banks.view_bank"
+    return banks_visible_to(request.user, perm)
+
+
+def bank_for_caller(request, slug: str, access: Access) -> Bank:
+    """The bank ``slug`` if the caller may reach it with ``access``; 404 when it may not even read it."""
+    bank = banks_for_caller(request, access).select_related("tenant").filter(slug=slug).first()
+    if bank is not None:
+        return bank
+    if access == "write" and banks_for_caller(request, "read").filter(slug=slug).exists():
+        raise PermissionDenied("You may read this bank but not write to it.")
+    raise BankNotFound()
+
+
+def tenant_for_bank_creation(request, tenant_slug: str | None) -> Tenant:
+    """The tenant a new bank goes to. Bank-scoped keys may not create banks."""
+    api_key = caller_api_key(request)
+    if api_key is not None:
+        if api_key.bank_id is not None:
+            raise PermissionDenied("A bank-scoped API key cannot create banks.")
+        if tenant_slug and tenant_slug != api_key.tenant.slug:
+            raise PermissionDenied("This API key belongs to another tenant.")
+        return api_key.tenant
+    tenants = tenants_administered_by(request.user)
+    if tenant_slug:
+        tenant = tenants.filter(slug=tenant_slug).first()
+        if tenant is None:
+            raise PermissionDenied("Only tenant admins can create banks in a tenant.")
+        return tenant
+    candidates = list(tenants[:2])
+    if not candidates:
+        raise PermissionDenied("Only tenant admins can create banks.")
+    if len(candidates) > 1:
+        raise TenantRequired()
+    return candidates[0]
+
+
+class _ForbidGetQuerysetOverride:
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "get_queryset" in cls.__dict__ and not cls.__dict__.get("_defines_scoping", False):
+            raise TypeError(
+                f"{cls.__name__} overrides get_queryset(); implement scoped_get_queryset() so bank scoping "
+                "cannot be skipped."
+            )
+
+
+class BankScopedAPIView(_ForbidGetQuerysetOverride, GenericAPIView):
+    """Base for every route under ``banks/{bank_slug}/``: sets ``self.bank`` or answers 404."""
+
+    _defines_scoping = True
+    bank: Bank
+    #: Per-method access; unsafe methods write unless a view says otherwise (e.g. recall is a POST that reads).
+    method_access: dict[str, Access] = {}
+
+    def required_access(self) -> Access:
+        if self.request.method in self.method_access:
+            return self.method_access[self.request.method]
+        return "read" if self.request.method in _SAFE_METHODS else "write"
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        self.bank = bank_for_caller(request, kwargs["bank_slug"], self.required_access())
+
+    def get_queryset(self):  # noqa: D102 - final; see scoped_get_queryset
+        return self.scoped_get_queryset()
+
+    def scoped_get_queryset(self) -> QuerySet:
+        """Rows of ``self.bank`` this view serves; always built from ``self.bank``."""
+        raise NotImplementedError
+
+
+class TenantScopedAPIView(_ForbidGetQuerysetOverride, APIView):
+    """Base for tenant-level routes (the bank list): no bank in the URL."""
+
+
+def unscoped(queryset: QuerySet) -> QuerySet:
+    """Explicit, greppable escape hatch for the rare query that must not be bank-scoped."""
+    return queryset

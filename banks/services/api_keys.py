@@ -1,0 +1,66 @@
+"""Issue, authenticate and revoke API keys.
+
+A key looks like ``mh_<prefix>_<secret>``. The prefix is stored in clear to find the
+row; the whole key is stored only as a SHA-256 digest (keys carry 256 bits of entropy,
+so a fast hash is the right tool) and compared in constant time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from banks.models import ApiKey, Bank, Tenant
+
+_LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+
+@dataclass(frozen=True)
+class IssuedKey:
+    api_key: ApiKey
+    raw_key: str  # shown once, never stored
+
+
+def _digest(raw_key: str) -> str:
+    return hashlib.sha256(raw_key.encode()).hexdigest()
+
+
+def api_key_issue(*, tenant: Tenant, name: str, bank: Bank | None = None, created_by=None) -> IssuedKey:
+    """Create a key; the returned ``raw_key`` is the only copy of the secret."""
+    if bank is not None and bank.tenant_id != tenant.pk:
+        raise ValueError("bank belongs to another tenant")
+    prefix = secrets.token_hex(4)
+    raw_key = f"mh_{prefix}_{secrets.token_urlsafe(32)}"
+    api_key = ApiKey.objects.create(
+        tenant=tenant, bank=bank, name=name, prefix=prefix, secret_hash=_digest(raw_key), created_by=created_by
+    )
+    return IssuedKey(api_key=api_key, raw_key=raw_key)
+
+
+def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
+    """Revoke a key; revoking twice keeps the first revocation time."""
+    ApiKey.objects.filter(pk=api_key.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    api_key.refresh_from_db(fields=["revoked_at"])
+    return api_key
+
+
+def api_key_authenticate(*, raw_key: str) -> ApiKey | None:
+    """The active key matching ``raw_key``, or ``None``. Records last use (at most once a minute)."""
+    parts = raw_key.split("_")
+    if len(parts) < 3 or parts[0] != "mh":
+        return None
+    api_key = ApiKey.objects.select_related("tenant", "bank").filter(prefix=parts[1], revoked_at__isnull=True).first()
+    if api_key is None or not hmac.compare_digest(api_key.secret_hash, _digest(raw_key)):
+        return None
+    now = timezone.now()
+    if api_key.last_used_at is None or now - api_key.last_used_at > _LAST_USED_RESOLUTION:
+        with transaction.atomic():
+            ApiKey.objects.filter(pk=api_key.pk).update(last_used_at=now)
+        api_key.last_used_at = now
+    return api_key

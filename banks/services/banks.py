@@ -1,0 +1,48 @@
+"""Create tenants and banks, and grant people access to banks."""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+from guardian.shortcuts import assign_perm
+
+from banks.models import Bank, Membership, Tenant
+from memoryhub.exceptions import BankSlugTaken
+
+BANK_READ_PERMISSION = "banks.view_bank"
+BANK_WRITE_PERMISSION = "banks.change_bank"
+
+
+def tenant_create(*, slug: str, name: str) -> Tenant:
+    """Create a tenant."""
+    return Tenant.objects.create(slug=slug, name=name)
+
+
+def membership_set(*, tenant: Tenant, user, role: str) -> Membership:
+    """Add ``user`` to ``tenant`` with ``role`` (or change their role)."""
+    membership, _ = Membership.objects.update_or_create(tenant=tenant, user=user, defaults={"role": role})
+    return membership
+
+
+def bank_create(
+    *, tenant: Tenant, slug: str, name: str = "", description: str = "", background: str = "",
+    policy: dict | None = None, created_by=None,
+) -> Bank:
+    """Create a bank in ``tenant``; its creator (a person) may read and write it."""
+    try:
+        with transaction.atomic():
+            bank = Bank.objects.create(
+                tenant=tenant, slug=slug, name=name or slug, description=description,
+                background=background, policy=policy or {},
+            )
+    except IntegrityError as exc:
+        raise BankSlugTaken(extra={"slug": slug}) from exc
+    if created_by is not None and getattr(created_by, "pk", None):
+        bank_access_grant(bank=bank, user=created_by, write=True)
+    return bank
+
+
+def bank_access_grant(*, bank: Bank, user, write: bool = False) -> None:
+    """Let ``user`` read ``bank`` (and write it when ``write``)."""
+    assign_perm(BANK_READ_PERMISSION, user, bank)
+    if write:
+        assign_perm(BANK_WRITE_PERMISSION, user, bank)

@@ -1,0 +1,61 @@
+"""Engine results → API payloads (plain dicts, matching the output serializers)."""
+
+from __future__ import annotations
+
+from beliefs.engine.types import PackedItem, RecallResult
+from beliefs.services.retain import RetainResult
+
+
+def retain_payload(result: RetainResult) -> dict:
+    return {
+        "batch_id": result.batch_id,
+        "created": result.created,
+        "duplicates": result.duplicates,
+        "replayed": result.replayed,
+        "items": [{"episode_id": o.episode_id, "status": o.status} for o in result.outcomes],
+        "usage": {"tokens": result.tokens, "items": len(result.outcomes), "elapsed_ms": round(result.elapsed_ms, 2)},
+    }
+
+
+def _item(item: PackedItem, explain: bool) -> dict:
+    payload = {
+        "id": f"{item.kind}:{item.item_id}",
+        "kind": item.kind,
+        "text": item.text,
+        "tokens": item.tokens,
+        "score": round(item.score, 6),
+        "channels": list(item.channels),
+        "untrusted": True,
+        "provenance": {
+            "episode_ids": [item.item_id],
+            "occurred_at": item.occurred_at,
+            "recorded_at": item.recorded_at,
+            "source": item.source,
+            "subject": item.subject,
+            "provenance": item.provenance,
+            "metadata": item.metadata,
+        },
+    }
+    if explain:
+        payload["explain"] = {
+            channel: {"rank": rank, "score": round(item.channel_scores.get(channel, 0.0), 6)}
+            for channel, rank in sorted(item.channel_ranks.items())
+        }
+    return payload
+
+
+def recall_payload(result: RecallResult, *, explain: bool = False) -> dict:
+    return {
+        "items": [_item(item, explain) for item in result.items],
+        "budget_tokens": result.budget_tokens,
+        "tokens_used": result.tokens_used,
+        "candidates": result.candidates,
+        "dropped_by_budget": result.dropped_by_budget,
+        "usage": {
+            "tokens": result.tokens_used + result.query_tokens,
+            "items": len(result.items),
+            "elapsed_ms": round(result.elapsed_ms, 2),
+            "query_tokens": result.query_tokens,
+            "channels": result.channel_counts,
+        },
+    }

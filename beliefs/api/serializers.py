@@ -1,0 +1,158 @@
+"""Episode, retain and recall serializers: translation only."""
+
+from __future__ import annotations
+
+import json
+
+from django.conf import settings
+from rest_framework import serializers
+
+from beliefs.models import Episode, Provenance, RetainBatch
+from memoryhub.serializers import StrictInputSerializer
+
+_LIMITS = settings.MEMORYHUB
+_SOURCE = r"^[A-Za-z0-9][A-Za-z0-9_.:\-/]{0,63}$"
+
+
+class RetainItemInputSerializer(StrictInputSerializer):
+    content = serializers.CharField(max_length=_LIMITS["MAX_CONTENT_CHARS"], trim_whitespace=False)
+    occurred_at = serializers.DateTimeField(required=False)
+    source = serializers.RegexField(_SOURCE, required=False, default="api")
+    subject = serializers.CharField(max_length=255, required=False, allow_blank=True, default="")
+    provenance = serializers.ChoiceField(choices=Provenance.choices, required=False, default=Provenance.USER)
+    metadata = serializers.DictField(required=False, default=dict)
+    idempotency_key = serializers.CharField(max_length=128, required=False)
+
+    def validate_content(self, value: str) -> str:
+        if not value.strip():
+            raise serializers.ValidationError("Content is empty.", code="blank")
+        return value
+
+    def validate_metadata(self, value: dict) -> dict:
+        size = len(json.dumps(value, ensure_ascii=False, default=str).encode())
+        if size > _LIMITS["MAX_METADATA_BYTES"]:
+            raise serializers.ValidationError(
+                f"Metadata is {size} bytes; the limit is {_LIMITS['MAX_METADATA_BYTES']}.", code="too_large"
+            )
+        if "\x00" in json.dumps(value, default=str).replace("\\u0000", "\x00"):
+            raise serializers.ValidationError("Metadata may not contain NUL characters.", code="null_characters")
+        return value
+
+
+class RetainInputSerializer(StrictInputSerializer):
+    items = serializers.ListField(
+        child=RetainItemInputSerializer(), min_length=1, max_length=_LIMITS["MAX_BATCH_ITEMS"]
+    )
+    # "async" is a Python keyword, so the field is renamed in to_internal_value.
+    run_async = serializers.BooleanField(required=False, default=False, help_text="Send as `async`.")
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict) and "async" in data:
+            data = {**data, "run_async": data["async"]}
+            del data["async"]
+        return super().to_internal_value(data)
+
+
+class RetainOutcomeSerializer(serializers.Serializer):
+    episode_id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=["created", "duplicate"])
+
+
+class UsageSerializer(serializers.Serializer):
+    tokens = serializers.IntegerField(help_text="cl100k_base tokens of the text involved.")
+    items = serializers.IntegerField()
+    elapsed_ms = serializers.FloatField()
+
+
+class RetainOutputSerializer(serializers.Serializer):
+    batch_id = serializers.IntegerField()
+    created = serializers.IntegerField()
+    duplicates = serializers.IntegerField()
+    replayed = serializers.BooleanField()
+    items = RetainOutcomeSerializer(many=True)
+    usage = UsageSerializer()
+
+
+class RetainBatchOutputSerializer(serializers.ModelSerializer):
+    batch_id = serializers.IntegerField(source="pk")
+    items = serializers.JSONField(source="results")
+
+    class Meta:
+        model = RetainBatch
+        fields = [
+            "batch_id", "mode", "status", "item_count", "created_count", "duplicate_count", "items", "usage",
+            "error", "attempts", "extraction_status", "created_at", "started_at", "finished_at",
+        ]
+
+
+class EpisodeOutputSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Episode
+        fields = [
+            "id", "content", "occurred_at", "recorded_at", "source", "subject", "provenance", "metadata",
+            "content_hash", "token_count", "extracted_at",
+        ]
+
+
+class RecallFiltersInputSerializer(StrictInputSerializer):
+    source = serializers.ListField(child=serializers.CharField(max_length=64), required=False, max_length=50)
+    subject = serializers.ListField(child=serializers.CharField(max_length=255), required=False, max_length=50)
+    occurred_after = serializers.DateTimeField(required=False)
+    occurred_before = serializers.DateTimeField(required=False)
+
+    def to_internal_value(self, data):
+        # A single string is accepted where a list is expected ("source": "alert").
+        if isinstance(data, dict):
+            data = {k: ([v] if k in ("source", "subject") and isinstance(v, str) else v) for k, v in data.items()}
+        return super().to_internal_value(data)
+
+    def validate(self, attrs):
+        after, before = attrs.get("occurred_after"), attrs.get("occurred_before")
+        if after and before and after > before:
+            raise serializers.ValidationError(
+                {"occurred_after": ["Must not be later than occurred_before."]}, code="invalid_time_range"
+            )
+        return attrs
+
+
+class RecallInputSerializer(StrictInputSerializer):
+    query = serializers.CharField(max_length=_LIMITS["MAX_QUERY_CHARS"])
+    budget_tokens = serializers.IntegerField(min_value=1, max_value=_LIMITS["MAX_BUDGET_TOKENS"])
+    filters = RecallFiltersInputSerializer(required=False)
+    as_of = serializers.DateTimeField(required=False)
+    channels = serializers.ListField(
+        child=serializers.ChoiceField(choices=["semantic", "keyword"]), required=False, min_length=1,
+        help_text="Restrict recall to some channels (default: all).",
+    )
+    explain = serializers.BooleanField(required=False, default=False)
+
+
+class RecallProvenanceSerializer(serializers.Serializer):
+    episode_ids = serializers.ListField(child=serializers.IntegerField())
+    occurred_at = serializers.DateTimeField()
+    recorded_at = serializers.DateTimeField()
+    source = serializers.CharField()
+    subject = serializers.CharField()
+    provenance = serializers.CharField()
+    metadata = serializers.DictField()
+
+
+class RecallItemOutputSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    kind = serializers.CharField()
+    text = serializers.CharField()
+    tokens = serializers.IntegerField()
+    score = serializers.FloatField()
+    channels = serializers.ListField(child=serializers.CharField())
+    untrusted = serializers.BooleanField()
+    provenance = RecallProvenanceSerializer()
+    explain = serializers.DictField(required=False)
+
+
+class RecallOutputSerializer(serializers.Serializer):
+    items = RecallItemOutputSerializer(many=True)
+    budget_tokens = serializers.IntegerField()
+    tokens_used = serializers.IntegerField()
+    candidates = serializers.IntegerField()
+    dropped_by_budget = serializers.IntegerField()
+    usage = UsageSerializer()

@@ -1,0 +1,116 @@
+"""Memory routes under ``banks/{bank_slug}/``. Each handler: parse → one service/selector → render."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.response import Response
+
+from banks.scoping import BankScopedAPIView
+from beliefs.api.presenters import recall_payload, retain_payload
+from beliefs.api.serializers import (
+    EpisodeOutputSerializer,
+    RecallInputSerializer,
+    RecallOutputSerializer,
+    RetainBatchOutputSerializer,
+    RetainInputSerializer,
+    RetainOutputSerializer,
+)
+from beliefs.engine.types import RecallFilters
+from beliefs.filtersets import EpisodeFilterSet
+from beliefs.selectors.episodes import episode_get, episode_list, retain_batch_get
+from beliefs.services.forget import episode_delete
+from beliefs.services.recall import CHANNELS, recall
+from beliefs.services.retain import RetainItem, retain, retain_async_submit
+from memoryhub.exceptions import BatchNotFound, EpisodeNotFound
+from memoryhub.pagination import MemoryHubPagination
+
+IDEMPOTENCY_HEADER = OpenApiParameter(
+    "Idempotency-Key", str, OpenApiParameter.HEADER, required=False,
+    description="Repeat a request with the same key and body to get the first answer back instead of writing twice.",
+)
+
+
+class RetainApi(BankScopedAPIView):
+    def scoped_get_queryset(self):
+        return episode_list(bank=self.bank)
+
+    @extend_schema(
+        request=RetainInputSerializer, parameters=[IDEMPOTENCY_HEADER],
+        responses={201: RetainOutputSerializer, 200: RetainOutputSerializer, 202: RetainBatchOutputSerializer},
+    )
+    def post(self, request, bank_slug: str):
+        data = RetainInputSerializer.parse(request.data)
+        items = [RetainItem(**item) for item in data["items"]]
+        idempotency_key = request.headers.get("Idempotency-Key") or None
+        if data["run_async"]:
+            batch = retain_async_submit(bank=self.bank, items=items, idempotency_key=idempotency_key)
+            return Response(RetainBatchOutputSerializer(batch).data, status=status.HTTP_202_ACCEPTED)
+        result = retain(bank=self.bank, items=items, idempotency_key=idempotency_key)
+        code = status.HTTP_201_CREATED if result.created else status.HTTP_200_OK
+        return Response(retain_payload(result), status=code)
+
+
+class RetainBatchDetailApi(BankScopedAPIView):
+    serializer_class = RetainBatchOutputSerializer
+
+    def scoped_get_queryset(self):
+        return self.bank.retain_batches.all()
+
+    def get(self, request, bank_slug: str, batch_id: int):
+        batch = retain_batch_get(bank=self.bank, batch_id=batch_id)
+        if batch is None:
+            raise BatchNotFound()
+        return Response(RetainBatchOutputSerializer(batch).data)
+
+
+class RecallApi(BankScopedAPIView):
+    method_access = {"POST": "read"}
+
+    def scoped_get_queryset(self):
+        return episode_list(bank=self.bank)
+
+    @extend_schema(request=RecallInputSerializer, responses=RecallOutputSerializer)
+    def post(self, request, bank_slug: str):
+        data = RecallInputSerializer.parse(request.data)
+        filters = data.get("filters") or {}
+        result = recall(
+            bank=self.bank, query=data["query"], budget_tokens=data["budget_tokens"],
+            filters=RecallFilters(
+                sources=tuple(filters.get("source", ())), subjects=tuple(filters.get("subject", ())),
+                occurred_after=filters.get("occurred_after"), occurred_before=filters.get("occurred_before"),
+            ),
+            as_of=data.get("as_of"), channels=data.get("channels") or CHANNELS,
+        )
+        return Response(recall_payload(result, explain=data["explain"]))
+
+
+class EpisodeListApi(BankScopedAPIView):
+    serializer_class = EpisodeOutputSerializer
+    filterset_class = EpisodeFilterSet
+    pagination_class = MemoryHubPagination
+
+    def scoped_get_queryset(self):
+        return episode_list(bank=self.bank)
+
+    def get(self, request, bank_slug: str):
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        return self.get_paginated_response(EpisodeOutputSerializer(page, many=True).data)
+
+
+class EpisodeDetailApi(BankScopedAPIView):
+    serializer_class = EpisodeOutputSerializer
+
+    def scoped_get_queryset(self):
+        return episode_list(bank=self.bank)
+
+    def get(self, request, bank_slug: str, episode_id: int):
+        episode = episode_get(bank=self.bank, episode_id=episode_id)
+        if episode is None:
+            raise EpisodeNotFound()
+        return Response(EpisodeOutputSerializer(episode).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request, bank_slug: str, episode_id: int):
+        episode_delete(bank=self.bank, episode_id=episode_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)

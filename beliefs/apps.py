@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class BeliefsConfig(AppConfig):
+    name = "beliefs"
+    verbose_name = "Memory"

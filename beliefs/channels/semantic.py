@@ -1,0 +1,50 @@
+"""Semantic channel: nearest episodes by cosine distance over the HNSW index.
+
+The only module that talks to pgvector. The HNSW index is scanned before the bank and
+filter predicates apply, so a small bank inside a large table could come back short;
+iterative index scans (pgvector >= 0.8) keep scanning until ``limit`` rows pass.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import numpy as np
+from django.conf import settings
+from django.db import connection, transaction
+from pgvector.django import CosineDistance
+
+from banks.models import Bank
+from beliefs.engine.types import Hit, RecallFilters
+from beliefs.selectors.episodes import episodes_matching
+
+CHANNEL = "semantic"
+
+
+def search(
+    *, bank: Bank, query_vector: np.ndarray, limit: int, filters: RecallFilters | None = None,
+    as_of: datetime | None = None, exact: bool = False,
+) -> list[Hit]:
+    """Up to ``limit`` episodes closest to ``query_vector``; score = cosine similarity.
+
+    ``exact=True`` disables the index (a sequential scan): the ground truth benchmarks
+    compare the index against.
+    """
+    queryset = (
+        episodes_matching(bank=bank, filters=filters, as_of=as_of)
+        .annotate(distance=CosineDistance("embedding", query_vector))
+        .order_by("distance")
+        .values_list("id", "distance")[:limit]
+    )
+    with transaction.atomic(), connection.cursor() as cursor:
+        # set_config(..., true) is SET LOCAL: it ends with this transaction and never leaks.
+        if exact:
+            cursor.execute("SELECT set_config('enable_indexscan', 'off', true)")
+        else:
+            ef_search = max(settings.MEMORYHUB["HNSW_EF_SEARCH"], limit)
+            cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef_search)])
+            cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+        rows = list(queryset)
+    # relaxed_order may return rows slightly out of order; restore exact distance order.
+    rows.sort(key=lambda row: (row[1], row[0]))
+    return [Hit(item_id=pk, channel=CHANNEL, rank=rank, score=1.0 - float(distance)) for rank, (pk, distance) in enumerate(rows, 1)]

@@ -1,0 +1,71 @@
+"""Frozen values that flow through the recall engine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One item a channel found, at 1-based ``rank`` in that channel's list."""
+
+    item_id: int
+    channel: str
+    rank: int
+    score: float
+
+
+@dataclass(frozen=True)
+class FusedCandidate:
+    """An item after fusion: its fused score and what each channel said about it."""
+
+    item_id: int
+    score: float
+    channels: tuple[str, ...]
+    channel_ranks: dict[str, int] = field(default_factory=dict, compare=False)
+    channel_scores: dict[str, float] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class PackedItem:
+    """An item placed in the recall response."""
+
+    item_id: int
+    kind: str
+    text: str
+    tokens: int
+    score: float
+    channels: tuple[str, ...]
+    occurred_at: datetime
+    recorded_at: datetime
+    source: str
+    subject: str
+    provenance: str
+    metadata: dict
+    channel_ranks: dict[str, int] = field(default_factory=dict, compare=False)
+    channel_scores: dict[str, float] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class RecallResult:
+    """What ``recall`` returns: items in rank order and what they cost."""
+
+    items: tuple[PackedItem, ...]
+    budget_tokens: int
+    tokens_used: int
+    candidates: int
+    dropped_by_budget: int
+    channel_counts: dict[str, int]
+    elapsed_ms: float
+    query_tokens: int
+
+
+@dataclass(frozen=True)
+class RecallFilters:
+    """Narrow recall to some sources, subjects or an ``occurred_at`` window (inclusive)."""
+
+    sources: tuple[str, ...] = ()
+    subjects: tuple[str, ...] = ()
+    occurred_after: datetime | None = None
+    occurred_before: datetime | None = None

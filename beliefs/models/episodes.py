@@ -1,0 +1,73 @@
+"""Episodic memory: what happened, when, and where it came from."""
+
+from __future__ import annotations
+
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.db import models
+from django.utils import timezone
+from pgvector.django import HnswIndex, VectorField
+
+from banks.models import Bank, Tenant
+
+EMBEDDING_DIMENSIONS = 384
+SEARCH_CONFIG = "english"
+
+
+class Provenance(models.TextChoices):
+    """Who wrote an item; consolidation weighs trust by it."""
+
+    USER = "user", "User"
+    TOOL = "tool", "Tool"
+    AGENT = "agent", "Agent"
+    IMPORTED = "imported", "Imported"
+
+
+class Episode(models.Model):
+    """One raw event, turn, alert or intervention in a bank.
+
+    ``occurred_at`` is when it happened in the world; ``recorded_at`` is when the bank
+    learned it (the axis ``as_of`` travels on). ``dedupe_key`` makes retain idempotent:
+    the caller's idempotency key, or a hash of the item's content, time, source and subject.
+    """
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    bank = models.ForeignKey(Bank, on_delete=models.CASCADE, related_name="episodes")
+    content = models.TextField()
+    occurred_at = models.DateTimeField(default=timezone.now)
+    recorded_at = models.DateTimeField(default=timezone.now)
+    source = models.CharField(max_length=64, default="api")
+    subject = models.CharField(max_length=255, blank=True, default="")
+    provenance = models.CharField(max_length=16, choices=Provenance.choices, default=Provenance.USER)
+    metadata = models.JSONField(default=dict, blank=True)
+    content_hash = models.CharField(max_length=64)
+    dedupe_key = models.CharField(max_length=160)
+    token_count = models.PositiveIntegerField(default=0)
+    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS)
+    search_vector = models.GeneratedField(
+        expression=SearchVector("content", config=SEARCH_CONFIG),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+    batch = models.ForeignKey("beliefs.RetainBatch", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    extracted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["bank", "dedupe_key"], name="%(app_label)s_%(class)s_unique_bank_dedupe_key"),
+        ]
+        indexes = [
+            HnswIndex(
+                name="beliefs_episode_embedding_hnsw", fields=["embedding"],
+                m=16, ef_construction=64, opclasses=["vector_cosine_ops"],
+            ),
+            GinIndex(name="beliefs_episode_search_gin", fields=["search_vector"]),
+            models.Index(name="beliefs_episode_bank_occurred", fields=["bank", "-occurred_at"]),
+            models.Index(name="beliefs_episode_bank_recorded", fields=["bank", "recorded_at"]),
+            models.Index(name="beliefs_episode_bank_subject", fields=["bank", "subject"]),
+            models.Index(name="beliefs_episode_bank_source", fields=["bank", "source"]),
+        ]
+        ordering = ["-occurred_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"episode {self.pk} in bank {self.bank_id}"

@@ -1,0 +1,51 @@
+"""Read queries over episodes. Every selector takes an already authorised ``bank``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db.models import QuerySet
+
+from banks.models import Bank
+from beliefs.engine.types import RecallFilters
+from beliefs.models import Episode, RetainBatch
+
+
+def episode_list(*, bank: Bank) -> QuerySet[Episode]:
+    """Episodes of ``bank``, newest first, without the heavy vector columns."""
+    return Episode.objects.filter(bank=bank).defer("embedding", "search_vector").order_by("-occurred_at", "-id")
+
+
+def episode_get(*, bank: Bank, episode_id: int) -> Episode | None:
+    """One episode of ``bank``, or ``None`` (also for another bank's id)."""
+    return episode_list(bank=bank).filter(pk=episode_id).first()
+
+
+def episodes_matching(*, bank: Bank, filters: RecallFilters | None = None, as_of: datetime | None = None) -> QuerySet[Episode]:
+    """Episodes of ``bank`` passing the recall filters, as the bank knew them at ``as_of``."""
+    queryset = Episode.objects.filter(bank_id=bank.pk)
+    if filters is not None:
+        if filters.sources:
+            queryset = queryset.filter(source__in=filters.sources)
+        if filters.subjects:
+            queryset = queryset.filter(subject__in=filters.subjects)
+        if filters.occurred_after is not None:
+            queryset = queryset.filter(occurred_at__gte=filters.occurred_after)
+        if filters.occurred_before is not None:
+            queryset = queryset.filter(occurred_at__lte=filters.occurred_before)
+    if as_of is not None:
+        queryset = queryset.filter(recorded_at__lte=as_of)
+    return queryset
+
+
+def episodes_by_ids(*, bank: Bank, ids: list[int]) -> dict[int, Episode]:
+    """Episodes of ``bank`` by id (ids of other banks are silently absent)."""
+    if not ids:
+        return {}
+    rows = Episode.objects.filter(bank_id=bank.pk, pk__in=ids).defer("embedding", "search_vector")
+    return {row.pk: row for row in rows}
+
+
+def retain_batch_get(*, bank: Bank, batch_id: int) -> RetainBatch | None:
+    """One retain batch of ``bank``, or ``None``."""
+    return RetainBatch.objects.filter(bank=bank, pk=batch_id).defer("items").first()

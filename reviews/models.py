@@ -1,0 +1,1 @@
+"""Review items and audit events arrive with the workloads and governance features."""
