@@ -13,7 +13,6 @@ import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.db import transaction
 from django.utils import timezone
 
 from banks.models import ApiKey, Bank, Tenant
@@ -60,7 +59,6 @@ def api_key_authenticate(*, raw_key: str) -> ApiKey | None:
         return None
     now = timezone.now()
     if api_key.last_used_at is None or now - api_key.last_used_at > _LAST_USED_RESOLUTION:
-        with transaction.atomic():
-            ApiKey.objects.filter(pk=api_key.pk).update(last_used_at=now)
+        ApiKey.objects.filter(pk=api_key.pk).update(last_used_at=now)
         api_key.last_used_at = now
     return api_key

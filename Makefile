@@ -1,0 +1,51 @@
+# MemoryHub developer commands. `make run` and `make test` do all set-up themselves.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: setup system-deps run test bench lint stop clean
+
+system-deps:
+	@if ! command -v redis-server >/dev/null 2>&1; then \
+		echo "installing redis-server"; \
+		if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; \
+		else \
+			echo "redis-server is missing: install it (Debian/Ubuntu: sudo apt-get install redis-server)"; exit 1; \
+		fi; \
+	fi
+
+$(STAMP): pyproject.toml
+	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	# The CPU build of torch first, so nothing below pulls a CUDA build.
+	$(PY) -m pip install -q "torch==2.13.0"
+	$(PY) -m pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+setup: system-deps $(STAMP)
+
+run: setup
+	$(PY) manage.py serve
+
+test: setup
+	$(PY) manage.py services
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+bench: setup
+	$(PY) manage.py services
+	$(PY) benchmarks/bench_foundation.py
+
+lint: setup
+	$(VENV)/bin/ruff check .
+
+stop:
+	@test -x $(PY) && $(PY) -m memoryhub.devservers stop || echo "nothing to stop"
+
+clean: stop
+	rm -rf .data

@@ -1,0 +1,179 @@
+"""Every bank route, checked the same way: anonymous, other tenant, other bank, permitted."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from banks.services.api_keys import api_key_revoke
+from banks.services.banks import bank_access_grant, membership_set
+from beliefs.models import Episode, RetainBatch
+from tests.conftest import make_caller, retain_texts
+from tests.factories import BankFactory, UserFactory
+
+
+@pytest.fixture
+def victim(db):
+    """Tenant A's bank with one episode and one retain batch."""
+    caller = make_caller()
+    [episode_id] = retain_texts(caller.bank, ["secret plan for project nightingale"])
+    caller.episode_id = episode_id
+    caller.batch_id = RetainBatch.objects.get(bank=caller.bank).pk
+    return caller
+
+
+def routes(victim):
+    """(method, url, body, expected success status) for every route under a bank."""
+    return [
+        ("get", victim.url(""), None, 200),
+        ("get", victim.url("episodes/"), None, 200),
+        ("get", victim.url(f"episodes/{victim.episode_id}"), None, 200),
+        ("get", victim.url(f"retain-batches/{victim.batch_id}"), None, 200),
+        ("post", victim.url("recall"), {"query": "nightingale", "budget_tokens": 100}, 200),
+        ("post", victim.url("retain"), {"items": [{"content": "new note"}]}, 201),
+        ("delete", victim.url(f"episodes/{victim.episode_id}"), None, 204),
+    ]
+
+
+def call(client, method, url, body):
+    return getattr(client, method)(url, body, format="json") if body is not None else getattr(client, method)(url)
+
+
+ROUTE_IDS = ["bank", "episodes", "episode", "batch", "recall", "retain", "delete"]
+
+
+@pytest.mark.parametrize("index", range(7), ids=ROUTE_IDS)
+def test_anonymous_caller_gets_401(victim, index):
+    method, url, body, _ = routes(victim)[index]
+    response = call(APIClient(), method, url, body)
+    assert response.status_code == 401
+    assert response.json()["code"] == "not_authenticated"
+    assert "nightingale" not in response.content.decode()
+
+
+@pytest.mark.parametrize("index", range(7), ids=ROUTE_IDS)
+def test_other_tenant_cannot_reach_bank(victim, index):
+    intruder = make_caller()
+    method, url, body, _ = routes(victim)[index]
+    response = call(intruder.client, method, url, body)
+    assert response.status_code == 404
+    assert response.json() == {"code": "bank_not_found", "detail": "No such bank.", "extra": {}}
+    assert Episode.objects.filter(bank=victim.bank).count() == 1
+
+
+@pytest.mark.parametrize("index", range(7), ids=ROUTE_IDS)
+def test_other_tenant_with_same_bank_slug_sees_only_its_own_bank(victim, index):
+    intruder = make_caller(bank=BankFactory(slug=victim.bank.slug))
+    method, url, body, _ = routes(victim)[index]
+    response = call(intruder.client, method, url, body)
+    assert "nightingale" not in response.content.decode()
+    assert Episode.objects.filter(bank=victim.bank).count() == 1
+
+
+@pytest.mark.parametrize("index", range(7), ids=ROUTE_IDS)
+def test_bank_scoped_key_cannot_reach_a_sibling_bank(victim, index):
+    sibling = BankFactory(tenant=victim.tenant)
+    scoped = make_caller(bank=sibling, bank_scoped=True)
+    method, url, body, _ = routes(victim)[index]
+    response = call(scoped.client, method, url, body)
+    assert response.status_code == 404
+    assert response.json()["code"] == "bank_not_found"
+
+
+PERMITTED_CHECKS = {
+    "bank": lambda victim, body: body["slug"] == victim.bank.slug,
+    "episodes": lambda victim, body: [row["id"] for row in body["results"]] == [victim.episode_id],
+    "episode": lambda victim, body: body["content"] == "secret plan for project nightingale",
+    "batch": lambda victim, body: body["batch_id"] == victim.batch_id and body["status"] == "done",
+    "recall": lambda victim, body: body["items"][0]["provenance"]["episode_ids"] == [victim.episode_id],
+    "retain": lambda victim, body: body["created"] == 1,
+    "delete": lambda victim, body: not Episode.objects.filter(pk=victim.episode_id).exists(),
+}
+
+
+@pytest.mark.parametrize("index", range(7), ids=ROUTE_IDS)
+def test_permitted_key_reaches_the_bank(victim, index):
+    method, url, body, expected = routes(victim)[index]
+    response = call(victim.client, method, url, body)
+    assert response.status_code == expected
+    assert PERMITTED_CHECKS[ROUTE_IDS[index]](victim, response.json() if response.content else None)
+
+
+def test_recall_returns_only_the_callers_bank(victim):
+    intruder = make_caller(bank=BankFactory(slug=victim.bank.slug))
+    retain_texts(intruder.bank, ["public notes about birds"])
+    body = intruder.client.post(intruder.url("recall"), {"query": "nightingale plan", "budget_tokens": 1000},
+                                format="json").json()
+    assert [item["text"] for item in body["items"]] == ["public notes about birds"]
+
+
+def test_episode_id_of_another_bank_is_not_found_in_own_bank(victim):
+    intruder = make_caller()
+    response = intruder.client.get(intruder.url(f"episodes/{victim.episode_id}"))
+    assert response.status_code == 404 and response.json()["code"] == "episode_not_found"
+    response = intruder.client.delete(intruder.url(f"episodes/{victim.episode_id}"))
+    assert response.status_code == 404
+    assert Episode.objects.filter(pk=victim.episode_id).exists()
+
+
+def test_bank_list_shows_only_reachable_banks(victim):
+    BankFactory(tenant=victim.tenant, slug="second")
+    intruder = make_caller()
+    assert [b["slug"] for b in intruder.client.get("/api/v1/banks/").json()["results"]] == [intruder.bank.slug]
+    assert sorted(b["slug"] for b in victim.client.get("/api/v1/banks/").json()["results"]) == sorted(
+        [victim.bank.slug, "second"]
+    )
+    scoped = make_caller(bank=victim.bank, bank_scoped=True)
+    assert [b["slug"] for b in scoped.client.get("/api/v1/banks/").json()["results"]] == [victim.bank.slug]
+
+
+def test_revoked_key_is_refused(victim):
+    api_key_revoke(api_key=victim.api_key)
+    response = victim.client.get(victim.url(""))
+    assert response.status_code == 401
+    assert response.json()["code"] == "authentication_failed"
+
+
+def test_garbage_bearer_token_is_refused(victim):
+    client = APIClient()
+    for token in ["nonsense", "mh_deadbeef_wrong", f"{victim.raw_key}x"]:
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+        assert client.get(victim.url("")).status_code == 401
+
+
+class TestSessionUsers:
+    def login(self, user):
+        client = APIClient()
+        client.force_authenticate(user=user)
+        return client
+
+    def test_member_without_grant_gets_404(self, victim):
+        user = UserFactory()
+        membership_set(tenant=victim.tenant, user=user, role="viewer")
+        response = self.login(user).get(victim.url(""))
+        assert response.status_code == 404
+
+    def test_viewer_with_read_grant_can_recall_but_not_retain(self, victim):
+        user = UserFactory()
+        membership_set(tenant=victim.tenant, user=user, role="viewer")
+        bank_access_grant(bank=victim.bank, user=user)
+        client = self.login(user)
+        recall = client.post(victim.url("recall"), {"query": "nightingale", "budget_tokens": 100}, format="json")
+        assert recall.json()["items"][0]["text"] == "secret plan for project nightingale"
+        response = client.post(victim.url("retain"), {"items": [{"content": "x"}]}, format="json")
+        assert response.status_code == 403 and response.json()["code"] == "permission_denied"
+        assert Episode.objects.filter(bank=victim.bank).count() == 1
+
+    def test_grant_in_another_tenant_does_not_open_this_one(self, victim):
+        user = UserFactory()
+        other = make_caller()
+        membership_set(tenant=other.tenant, user=user, role="admin")
+        bank_access_grant(bank=victim.bank, user=user, write=True)  # a stray grant without membership
+        response = self.login(user).get(victim.url(""))
+        assert response.status_code == 404
+
+    def test_tenant_admin_reaches_every_bank_of_the_tenant(self, victim):
+        user = UserFactory()
+        membership_set(tenant=victim.tenant, user=user, role="admin")
+        client = self.login(user)
+        assert client.get(victim.url("episodes/")).json()["count"] == 1
+        created = client.post("/api/v1/banks/", {"slug": "made-by-admin"}, format="json")
+        assert created.status_code == 201 and created.json()["tenant"] == victim.tenant.slug

@@ -1,0 +1,81 @@
+"""Shared fixtures. Tests run on the real embedded PostgreSQL+pgvector and a real Redis."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from django.conf import settings
+from rest_framework.test import APIClient
+
+from banks.models import ApiKey, Bank, Tenant
+from banks.services.api_keys import api_key_issue
+from beliefs.services.retain import RetainItem, retain
+from memoryhub.devservers import ensure_redis
+from tests.factories import BankFactory, TenantFactory
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _local_redis():
+    ensure_redis(settings.REDIS_URL, settings.DATA_DIR)
+
+
+@dataclass
+class Caller:
+    """A tenant with one bank and an API client authenticated by a tenant-wide key."""
+
+    tenant: Tenant
+    bank: Bank
+    api_key: ApiKey
+    raw_key: str
+    client: APIClient
+
+    def url(self, path: str = "", bank: Bank | None = None) -> str:
+        return f"/api/v1/banks/{(bank or self.bank).slug}/{path}"
+
+
+def make_caller(*, bank: Bank | None = None, bank_scoped: bool = False) -> Caller:
+    bank = bank or BankFactory(tenant=TenantFactory())
+    issued = api_key_issue(tenant=bank.tenant, name="test", bank=bank if bank_scoped else None)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {issued.raw_key}")
+    return Caller(tenant=bank.tenant, bank=bank, api_key=issued.api_key, raw_key=issued.raw_key, client=client)
+
+
+@pytest.fixture
+def caller(db) -> Caller:
+    return make_caller()
+
+
+@pytest.fixture
+def other_caller(db) -> Caller:
+    """A second, unrelated tenant."""
+    return make_caller()
+
+
+def retain_texts(bank: Bank, texts: list[str], **fields) -> list[int]:
+    result = retain(bank=bank, items=[RetainItem(content=text, **fields) for text in texts])
+    return [outcome.episode_id for outcome in result.outcomes]
+
+
+@pytest.fixture
+def eager_tasks():
+    """Run enqueued tasks inline for one test (the real-worker tests live in tests/beliefs/tasks)."""
+    from memoryhub.celery import app
+
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = previous
+
+
+@pytest.fixture
+def seeded_caller(caller) -> Caller:
+    """A caller whose bank holds 60 episodes of random lengths (2 to ~400 tokens)."""
+    import random
+
+    rng = random.Random(7)
+    words = "disk latency backup alert host db web cache churn discount account renewal outage deploy".split()
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(2, 300))) + f" #{n}" for n in range(60)]
+    retain_texts(caller.bank, texts)
+    return caller
