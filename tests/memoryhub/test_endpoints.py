@@ -1,0 +1,25 @@
+def test_healthz_reports_database_broker_and_model(client, db):
+    body = client.get("/healthz").json()
+    assert body["status"] == "ok"
+    assert body["checks"]["database"]["ok"] is True
+    assert body["checks"]["database"]["pgvector"].startswith("0.")
+    assert body["checks"]["broker"] == {"ok": True, "mode": "redis"}
+    assert body["checks"]["model"]["path"].endswith("model")
+
+
+def test_openapi_schema_lists_core_routes(client, db):
+    response = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert response.status_code == 200
+    paths = response.json()["paths"]
+    for route in [
+        "/api/v1/banks/", "/api/v1/banks/{bank_slug}/retain", "/api/v1/banks/{bank_slug}/recall",
+        "/api/v1/banks/{bank_slug}/episodes/", "/api/v1/banks/{bank_slug}/episodes/{episode_id}",
+        "/api/v1/banks/{bank_slug}/retain-batches/{batch_id}",
+    ]:
+        assert route in paths, route
+
+
+def test_swagger_ui_is_served_without_a_cdn(client, db):
+    html = client.get("/api/docs/").content.decode()
+    assert "swagger-ui" in html
+    assert "cdn.jsdelivr.net" not in html and "unpkg.com" not in html
