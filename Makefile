@@ -40,6 +40,7 @@ test: setup
 bench: setup
 	$(PY) manage.py services
 	$(PY) benchmarks/bench_foundation.py
+	$(PY) benchmarks/update_readme.py
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -86,7 +86,11 @@ class ApiKey(models.Model):
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="api_keys")
     bank = models.ForeignKey(
-        Bank, on_delete=models.CASCADE, null=True, blank=True, related_name="api_keys",
+        Bank,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="api_keys",
         help_text="When set, the key can reach this bank only.",
     )
     name = models.CharField(max_length=200)

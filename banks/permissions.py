@@ -21,8 +21,11 @@ def banks_visible_to(user, perm: str = "banks.view_bank") -> QuerySet[Bank]:
     member_tenants = memberships.values("tenant_id")
     admin_tenants = memberships.filter(role=Membership.Role.ADMIN).values("tenant_id")
     granted = get_objects_for_user(
-        user, perm, klass=Bank.objects.filter(tenant_id__in=member_tenants),
-        accept_global_perms=False, with_superuser=False,
+        user,
+        perm,
+        klass=Bank.objects.filter(tenant_id__in=member_tenants),
+        accept_global_perms=False,
+        with_superuser=False,
     )
     return Bank.objects.filter(Q(tenant_id__in=admin_tenants) | Q(pk__in=granted.values("pk")))
 

@@ -66,7 +66,8 @@ def requeue_stalled_batches_task() -> dict:
         RetainBatch.objects.filter(
             mode=RetainBatch.Mode.ASYNC,
             status__in=[RetainBatch.Status.PENDING, RetainBatch.Status.PROCESSING],
-            created_at__lt=cutoff, attempts__lt=MAX_ATTEMPTS,
+            created_at__lt=cutoff,
+            attempts__lt=MAX_ATTEMPTS,
         ).values_list("pk", flat=True)[:1000]
     )
     for batch_id in stalled:

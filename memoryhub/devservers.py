@@ -39,9 +39,23 @@ def ensure_redis(url: str, data_dir: Path) -> bool:
     port = parsed.port or 6379
     subprocess.run(
         [
-            binary, "--port", str(port), "--bind", "127.0.0.1", "--daemonize", "yes",
-            "--dir", str(redis_dir), "--pidfile", str(redis_dir / "redis.pid"),
-            "--logfile", str(redis_dir / "redis.log"), "--save", "60 1000", "--appendonly", "no",
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--daemonize",
+            "yes",
+            "--dir",
+            str(redis_dir),
+            "--pidfile",
+            str(redis_dir / "redis.pid"),
+            "--logfile",
+            str(redis_dir / "redis.log"),
+            "--save",
+            "60 1000",
+            "--appendonly",
+            "no",
         ],
         check=True,
     )

@@ -38,7 +38,9 @@ def _local_secret_key(data_dir: Path) -> str:
 
 
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY") or _local_secret_key(DATA_DIR)
-ALLOWED_HOSTS = [h.strip() for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",")]
+ALLOWED_HOSTS = [
+    h.strip() for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",")
+]
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -12,7 +12,9 @@ class BankCreateInputSerializer(StrictInputSerializer):
     description = serializers.CharField(required=False, allow_blank=True, default="", max_length=10000)
     background = serializers.CharField(required=False, allow_blank=True, default="", max_length=20000)
     policy = serializers.DictField(required=False, default=dict)
-    tenant = serializers.CharField(required=False, max_length=63, help_text="Tenant slug; needed only by people in several tenants.")
+    tenant = serializers.CharField(
+        required=False, max_length=63, help_text="Tenant slug; needed only by people in several tenants."
+    )
 
 
 class BankOutputSerializer(serializers.ModelSerializer):

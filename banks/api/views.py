@@ -16,7 +16,9 @@ class BankListCreateApi(TenantScopedAPIView):
         banks = banks_for_caller(request).select_related("tenant").order_by("slug")
         return paginate(request, self, banks, BankOutputSerializer)
 
-    @extend_schema(request=BankCreateInputSerializer, responses={201: BankOutputSerializer}, operation_id="banks_create")
+    @extend_schema(
+        request=BankCreateInputSerializer, responses={201: BankOutputSerializer}, operation_id="banks_create"
+    )
     def post(self, request):
         data = BankCreateInputSerializer.parse(request.data)
         tenant = tenant_for_bank_creation(request, data.pop("tenant", None))

@@ -24,15 +24,25 @@ def membership_set(*, tenant: Tenant, user, role: str) -> Membership:
 
 
 def bank_create(
-    *, tenant: Tenant, slug: str, name: str = "", description: str = "", background: str = "",
-    policy: dict | None = None, created_by=None,
+    *,
+    tenant: Tenant,
+    slug: str,
+    name: str = "",
+    description: str = "",
+    background: str = "",
+    policy: dict | None = None,
+    created_by=None,
 ) -> Bank:
     """Create a bank in ``tenant``; its creator (a person) may read and write it."""
     try:
         with transaction.atomic():
             bank = Bank.objects.create(
-                tenant=tenant, slug=slug, name=name or slug, description=description,
-                background=background, policy=policy or {},
+                tenant=tenant,
+                slug=slug,
+                name=name or slug,
+                description=description,
+                background=background,
+                policy=policy or {},
             )
     except IntegrityError as exc:
         raise BankSlugTaken(extra={"slug": slug}) from exc

@@ -80,8 +80,20 @@ class RetainBatchOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = RetainBatch
         fields = [
-            "batch_id", "mode", "status", "item_count", "created_count", "duplicate_count", "items", "usage",
-            "error", "attempts", "extraction_status", "created_at", "started_at", "finished_at",
+            "batch_id",
+            "mode",
+            "status",
+            "item_count",
+            "created_count",
+            "duplicate_count",
+            "items",
+            "usage",
+            "error",
+            "attempts",
+            "extraction_status",
+            "created_at",
+            "started_at",
+            "finished_at",
         ]
 
 
@@ -89,8 +101,17 @@ class EpisodeOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = Episode
         fields = [
-            "id", "content", "occurred_at", "recorded_at", "source", "subject", "provenance", "metadata",
-            "content_hash", "token_count", "extracted_at",
+            "id",
+            "content",
+            "occurred_at",
+            "recorded_at",
+            "source",
+            "subject",
+            "provenance",
+            "metadata",
+            "content_hash",
+            "token_count",
+            "extracted_at",
         ]
 
 
@@ -121,7 +142,9 @@ class RecallInputSerializer(StrictInputSerializer):
     filters = RecallFiltersInputSerializer(required=False)
     as_of = serializers.DateTimeField(required=False)
     channels = serializers.ListField(
-        child=serializers.ChoiceField(choices=["semantic", "keyword"]), required=False, min_length=1,
+        child=serializers.ChoiceField(choices=["semantic", "keyword"]),
+        required=False,
+        min_length=1,
         help_text="Restrict recall to some channels (default: all).",
     )
     explain = serializers.BooleanField(required=False, default=False)

@@ -26,7 +26,10 @@ from memoryhub.exceptions import BatchNotFound, EpisodeNotFound
 from memoryhub.pagination import MemoryHubPagination
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
-    "Idempotency-Key", str, OpenApiParameter.HEADER, required=False,
+    "Idempotency-Key",
+    str,
+    OpenApiParameter.HEADER,
+    required=False,
     description="Repeat a request with the same key and body to get the first answer back instead of writing twice.",
 )
 
@@ -36,7 +39,8 @@ class RetainApi(BankScopedAPIView):
         return episode_list(bank=self.bank)
 
     @extend_schema(
-        request=RetainInputSerializer, parameters=[IDEMPOTENCY_HEADER],
+        request=RetainInputSerializer,
+        parameters=[IDEMPOTENCY_HEADER],
         responses={201: RetainOutputSerializer, 200: RetainOutputSerializer, 202: RetainBatchOutputSerializer},
     )
     def post(self, request, bank_slug: str):
@@ -75,12 +79,17 @@ class RecallApi(BankScopedAPIView):
         data = RecallInputSerializer.parse(request.data)
         filters = data.get("filters") or {}
         result = recall(
-            bank=self.bank, query=data["query"], budget_tokens=data["budget_tokens"],
+            bank=self.bank,
+            query=data["query"],
+            budget_tokens=data["budget_tokens"],
             filters=RecallFilters(
-                sources=tuple(filters.get("source", ())), subjects=tuple(filters.get("subject", ())),
-                occurred_after=filters.get("occurred_after"), occurred_before=filters.get("occurred_before"),
+                sources=tuple(filters.get("source", ())),
+                subjects=tuple(filters.get("subject", ())),
+                occurred_after=filters.get("occurred_after"),
+                occurred_before=filters.get("occurred_before"),
             ),
-            as_of=data.get("as_of"), channels=data.get("channels") or CHANNELS,
+            as_of=data.get("as_of"),
+            channels=data.get("channels") or CHANNELS,
         )
         return Response(recall_payload(result, explain=data["explain"]))
 

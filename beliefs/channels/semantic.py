@@ -22,8 +22,13 @@ CHANNEL = "semantic"
 
 
 def search(
-    *, bank: Bank, query_vector: np.ndarray, limit: int, filters: RecallFilters | None = None,
-    as_of: datetime | None = None, exact: bool = False,
+    *,
+    bank: Bank,
+    query_vector: np.ndarray,
+    limit: int,
+    filters: RecallFilters | None = None,
+    as_of: datetime | None = None,
+    exact: bool = False,
 ) -> list[Hit]:
     """Up to ``limit`` episodes closest to ``query_vector``; score = cosine similarity.
 
@@ -47,4 +52,7 @@ def search(
         rows = list(queryset)
     # relaxed_order may return rows slightly out of order; restore exact distance order.
     rows.sort(key=lambda row: (row[1], row[0]))
-    return [Hit(item_id=pk, channel=CHANNEL, rank=rank, score=1.0 - float(distance)) for rank, (pk, distance) in enumerate(rows, 1)]
+    return [
+        Hit(item_id=pk, channel=CHANNEL, rank=rank, score=1.0 - float(distance))
+        for rank, (pk, distance) in enumerate(rows, 1)
+    ]

@@ -6,7 +6,6 @@ import django.db.models.deletion
 import django.utils.timezone
 import pgvector.django.indexes
 import pgvector.django.vector
-from pgvector.django import VectorExtension
 from django.db import migrations, models
 
 
@@ -19,7 +18,8 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        VectorExtension(),
+        # Reversing must not drop the extension: the application role does not own it.
+        migrations.RunSQL("CREATE EXTENSION IF NOT EXISTS vector", reverse_sql=migrations.RunSQL.noop),
         migrations.CreateModel(
             name='RetainBatch',
             fields=[
@@ -79,7 +79,7 @@ class Migration(migrations.Migration):
         ),
         migrations.AddIndex(
             model_name='episode',
-            index=pgvector.django.indexes.HnswIndex(ef_construction=64, fields=['embedding'], m=16, name='beliefs_episode_embedding_hnsw', opclasses=['vector_cosine_ops']),
+            index=pgvector.django.indexes.HnswIndex(ef_construction=128, fields=['embedding'], m=16, name='beliefs_episode_embedding_hnsw', opclasses=['vector_cosine_ops']),
         ),
         migrations.AddIndex(
             model_name='episode',

@@ -54,12 +54,17 @@ class Episode(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["bank", "dedupe_key"], name="%(app_label)s_%(class)s_unique_bank_dedupe_key"),
+            models.UniqueConstraint(
+                fields=["bank", "dedupe_key"], name="%(app_label)s_%(class)s_unique_bank_dedupe_key"
+            ),
         ]
         indexes = [
             HnswIndex(
-                name="beliefs_episode_embedding_hnsw", fields=["embedding"],
-                m=16, ef_construction=64, opclasses=["vector_cosine_ops"],
+                name="beliefs_episode_embedding_hnsw",
+                fields=["embedding"],
+                m=16,
+                ef_construction=128,
+                opclasses=["vector_cosine_ops"],
             ),
             GinIndex(name="beliefs_episode_search_gin", fields=["search_vector"]),
             models.Index(name="beliefs_episode_bank_occurred", fields=["bank", "-occurred_at"]),

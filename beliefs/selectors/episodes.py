@@ -21,7 +21,9 @@ def episode_get(*, bank: Bank, episode_id: int) -> Episode | None:
     return episode_list(bank=bank).filter(pk=episode_id).first()
 
 
-def episodes_matching(*, bank: Bank, filters: RecallFilters | None = None, as_of: datetime | None = None) -> QuerySet[Episode]:
+def episodes_matching(
+    *, bank: Bank, filters: RecallFilters | None = None, as_of: datetime | None = None
+) -> QuerySet[Episode]:
     """Episodes of ``bank`` passing the recall filters, as the bank knew them at ``as_of``."""
     queryset = Episode.objects.filter(bank_id=bank.pk)
     if filters is not None:

@@ -27,8 +27,13 @@ CHANNELS = ("semantic", "keyword")
 
 
 def recall(
-    *, bank: Bank, query: str, budget_tokens: int, filters: RecallFilters | None = None,
-    as_of: datetime | None = None, channels: Sequence[str] = CHANNELS,
+    *,
+    bank: Bank,
+    query: str,
+    budget_tokens: int,
+    filters: RecallFilters | None = None,
+    as_of: datetime | None = None,
+    channels: Sequence[str] = CHANNELS,
 ) -> RecallResult:
     """Items of ``bank`` relevant to ``query``, best first. Never returns more than ``budget_tokens`` tokens."""
     started = time.perf_counter()
@@ -46,19 +51,32 @@ def recall(
     episodes = episodes_by_ids(bank=bank, ids=[candidate.item_id for candidate in fused])
     candidates = [
         PackedItem(
-            item_id=episode.pk, kind="episode", text=episode.content, tokens=episode.token_count,
-            score=candidate.score, channels=candidate.channels, occurred_at=episode.occurred_at,
-            recorded_at=episode.recorded_at, source=episode.source, subject=episode.subject,
-            provenance=episode.provenance, metadata=episode.metadata,
-            channel_ranks=candidate.channel_ranks, channel_scores=candidate.channel_scores,
+            item_id=episode.pk,
+            kind="episode",
+            text=episode.content,
+            tokens=episode.token_count,
+            score=candidate.score,
+            channels=candidate.channels,
+            occurred_at=episode.occurred_at,
+            recorded_at=episode.recorded_at,
+            source=episode.source,
+            subject=episode.subject,
+            provenance=episode.provenance,
+            metadata=episode.metadata,
+            channel_ranks=candidate.channel_ranks,
+            channel_scores=candidate.channel_scores,
         )
         for candidate in fused
         if (episode := episodes.get(candidate.item_id)) is not None
     ]
     packing = pack_greedy(candidates, budget_tokens=budget_tokens, cost=lambda item: item.tokens)
     return RecallResult(
-        items=tuple(packing.chosen), budget_tokens=budget_tokens, tokens_used=packing.tokens_used,
-        candidates=len(candidates), dropped_by_budget=packing.dropped,
+        items=tuple(packing.chosen),
+        budget_tokens=budget_tokens,
+        tokens_used=packing.tokens_used,
+        candidates=len(candidates),
+        dropped_by_budget=packing.dropped,
         channel_counts={name: len(hits) for name, hits in ranked.items()},
-        elapsed_ms=(time.perf_counter() - started) * 1000, query_tokens=count_tokens(query),
+        elapsed_ms=(time.perf_counter() - started) * 1000,
+        query_tokens=count_tokens(query),
     )

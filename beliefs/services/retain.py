@@ -105,9 +105,15 @@ def retain(*, bank: Bank, items: list[RetainItem], idempotency_key: str | None =
     try:
         with transaction.atomic():
             batch = RetainBatch.objects.create(
-                tenant_id=bank.tenant_id, bank=bank, idempotency_key=idempotency_key or f"auto:{uuid.uuid4()}",
-                request_hash=fingerprint, mode=RetainBatch.Mode.SYNC, status=RetainBatch.Status.PROCESSING,
-                item_count=len(items), started_at=now, attempts=1,
+                tenant_id=bank.tenant_id,
+                bank=bank,
+                idempotency_key=idempotency_key or f"auto:{uuid.uuid4()}",
+                request_hash=fingerprint,
+                mode=RetainBatch.Mode.SYNC,
+                status=RetainBatch.Status.PROCESSING,
+                item_count=len(items),
+                started_at=now,
+                attempts=1,
             )
             outcomes = _store(bank=bank, batch=batch, items=items, keys=keys, vectors=vectors, now=now)
             tokens = sum(count_tokens(item.content) for item in items)
@@ -134,9 +140,14 @@ def retain_async_submit(*, bank: Bank, items: list[RetainItem], idempotency_key:
             return existing
     with transaction.atomic():
         batch = RetainBatch.objects.create(
-            tenant_id=bank.tenant_id, bank=bank, idempotency_key=idempotency_key or f"auto:{uuid.uuid4()}",
-            request_hash=fingerprint, mode=RetainBatch.Mode.ASYNC, status=RetainBatch.Status.PENDING,
-            items=[item.to_json() for item in items], item_count=len(items),
+            tenant_id=bank.tenant_id,
+            bank=bank,
+            idempotency_key=idempotency_key or f"auto:{uuid.uuid4()}",
+            request_hash=fingerprint,
+            mode=RetainBatch.Mode.ASYNC,
+            status=RetainBatch.Status.PENDING,
+            items=[item.to_json() for item in items],
+            item_count=len(items),
         )
         transaction.on_commit(lambda: process_retain_batch_task.delay(batch_id=batch.pk))
     return batch
@@ -177,7 +188,9 @@ def retain_batch_fail(*, batch_id: int, reason: str) -> None:
     )
 
 
-def _replay_if_known(*, bank: Bank, idempotency_key: str | None, fingerprint: str, started: float) -> RetainResult | None:
+def _replay_if_known(
+    *, bank: Bank, idempotency_key: str | None, fingerprint: str, started: float
+) -> RetainResult | None:
     if not idempotency_key:
         return None
     batch = RetainBatch.objects.filter(bank=bank, idempotency_key=idempotency_key).first()
@@ -187,8 +200,14 @@ def _replay_if_known(*, bank: Bank, idempotency_key: str | None, fingerprint: st
         raise IdempotencyKeyReused()
     outcomes = [RetainOutcome(episode_id=r["episode_id"], status=r["status"]) for r in batch.results]
     return RetainResult(
-        batch_id=batch.pk, outcomes=tuple(outcomes), created=0, duplicates=len(outcomes), tokens=0, embedded=0,
-        elapsed_ms=(time.perf_counter() - started) * 1000, replayed=True,
+        batch_id=batch.pk,
+        outcomes=tuple(outcomes),
+        created=0,
+        duplicates=len(outcomes),
+        tokens=0,
+        embedded=0,
+        elapsed_ms=(time.perf_counter() - started) * 1000,
+        replayed=True,
     )
 
 
@@ -213,17 +232,25 @@ def _store(
         seen.add(key)
         rows.append(
             Episode(
-                tenant_id=bank.tenant_id, bank=bank, content=item.content, occurred_at=item.occurred_at or now,
-                recorded_at=now, source=item.source, subject=item.subject, provenance=item.provenance,
-                metadata=item.metadata, content_hash=hashlib.sha256(item.content.encode()).hexdigest(),
-                dedupe_key=key, token_count=count_tokens(item.content), embedding=vectors[key], batch=batch,
+                tenant_id=bank.tenant_id,
+                bank=bank,
+                content=item.content,
+                occurred_at=item.occurred_at or now,
+                recorded_at=now,
+                source=item.source,
+                subject=item.subject,
+                provenance=item.provenance,
+                metadata=item.metadata,
+                content_hash=hashlib.sha256(item.content.encode()).hexdigest(),
+                dedupe_key=key,
+                token_count=count_tokens(item.content),
+                embedding=vectors[key],
+                batch=batch,
             )
         )
     # ON CONFLICT DO NOTHING: a concurrent retain of the same item wins, and we report a duplicate.
     Episode.objects.bulk_create(rows, ignore_conflicts=True, batch_size=500)
-    stored = dict(
-        Episode.objects.filter(bank=bank, dedupe_key__in=set(keys)).values_list("dedupe_key", "id")
-    )
+    stored = dict(Episode.objects.filter(bank=bank, dedupe_key__in=set(keys)).values_list("dedupe_key", "id"))
     created_by_us = set(Episode.objects.filter(bank=bank, batch=batch).values_list("dedupe_key", flat=True))
     outcomes = []
     reported: set[str] = set()
@@ -242,7 +269,11 @@ def _finish(batch: RetainBatch, outcomes: list[RetainOutcome], *, tokens: int, e
     batch.created_count = created
     batch.duplicate_count = len(outcomes) - created
     batch.results = [{"episode_id": o.episode_id, "status": o.status} for o in outcomes]
-    batch.usage = {"tokens": tokens, "embedded": embedded, "elapsed_ms": round((time.perf_counter() - started) * 1000, 2)}
+    batch.usage = {
+        "tokens": tokens,
+        "embedded": embedded,
+        "elapsed_ms": round((time.perf_counter() - started) * 1000, 2),
+    }
     batch.finished_at = timezone.now()
     batch.error = ""
     batch.save()
@@ -253,7 +284,11 @@ def _finish(batch: RetainBatch, outcomes: list[RetainOutcome], *, tokens: int, e
 
 def _result(batch: RetainBatch, outcomes: list[RetainOutcome], started: float) -> RetainResult:
     return RetainResult(
-        batch_id=batch.pk, outcomes=tuple(outcomes), created=batch.created_count, duplicates=batch.duplicate_count,
-        tokens=batch.usage["tokens"], embedded=batch.usage["embedded"],
+        batch_id=batch.pk,
+        outcomes=tuple(outcomes),
+        created=batch.created_count,
+        duplicates=batch.duplicate_count,
+        tokens=batch.usage["tokens"],
+        embedded=batch.usage["embedded"],
         elapsed_ms=(time.perf_counter() - started) * 1000,
     )

@@ -24,7 +24,9 @@ def test_embedded_data_survives_a_server_restart():
         socket_dir = ensure_embedded_server(data_dir)
         try:
             with psycopg.connect(host=str(socket_dir), dbname=APP_DATABASE, user=APP_ROLE, autocommit=True) as conn:
-                assert conn.execute("SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user").fetchone() == (False, False)
+                assert conn.execute(
+                    "SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user"
+                ).fetchone() == (False, False)
                 conn.execute("CREATE TABLE survivor (note text)")
                 conn.execute("INSERT INTO survivor VALUES ('still here')")
                 conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
@@ -51,5 +53,7 @@ def test_database_without_pgvector_is_refused_with_a_fix(db):
             with pytest.raises(PgvectorMissing, match="not enabled in database 'memoryhub_no_vector'"):
                 require_pgvector(plain)
     finally:
-        with psycopg.connect(host=params["host"], dbname=params["dbname"], user=params["user"], autocommit=True) as admin:
+        with psycopg.connect(
+            host=params["host"], dbname=params["dbname"], user=params["user"], autocommit=True
+        ) as admin:
             admin.execute("DROP DATABASE memoryhub_no_vector")

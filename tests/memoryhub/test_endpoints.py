@@ -12,8 +12,11 @@ def test_openapi_schema_lists_core_routes(client, db):
     assert response.status_code == 200
     paths = response.json()["paths"]
     for route in [
-        "/api/v1/banks/", "/api/v1/banks/{bank_slug}/retain", "/api/v1/banks/{bank_slug}/recall",
-        "/api/v1/banks/{bank_slug}/episodes/", "/api/v1/banks/{bank_slug}/episodes/{episode_id}",
+        "/api/v1/banks/",
+        "/api/v1/banks/{bank_slug}/retain",
+        "/api/v1/banks/{bank_slug}/recall",
+        "/api/v1/banks/{bank_slug}/episodes/",
+        "/api/v1/banks/{bank_slug}/episodes/{episode_id}",
         "/api/v1/banks/{bank_slug}/retain-batches/{batch_id}",
     ]:
         assert route in paths, route

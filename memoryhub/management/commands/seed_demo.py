@@ -28,7 +28,9 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         tenant = Tenant.objects.filter(slug=DEMO_TENANT).first() or tenant_create(slug=DEMO_TENANT, name="Demo")
         bank = Bank.objects.filter(tenant=tenant, slug=DEMO_BANK).first() or bank_create(
-            tenant=tenant, slug=DEMO_BANK, name="Operations and customers",
+            tenant=tenant,
+            slug=DEMO_BANK,
+            name="Operations and customers",
             description="Demo bank: infrastructure alerts, analyst decisions and churn interventions.",
         )
         key_file = Path(settings.DATA_DIR) / "demo-api-key"
@@ -41,11 +43,16 @@ class Command(BaseCommand):
         episodes = json.loads((Path(beliefs.demo.__file__).parent / "episodes.json").read_text())
         items = [
             RetainItem(
-                content=e["content"], occurred_at=parse_datetime(e["occurred_at"]), source=e["source"],
-                subject=e["subject"], metadata=e["metadata"],
+                content=e["content"],
+                occurred_at=parse_datetime(e["occurred_at"]),
+                source=e["source"],
+                subject=e["subject"],
+                metadata=e["metadata"],
             )
             for e in episodes
         ]
         result = retain(bank=bank, items=items)
-        self.stdout.write(f"demo bank {tenant.slug}/{bank.slug}: {result.created} new episodes, {result.duplicates} already there")
+        self.stdout.write(
+            f"demo bank {tenant.slug}/{bank.slug}: {result.created} new episodes, {result.duplicates} already there"
+        )
         self.stdout.write(f"demo API key: {raw_key}")

@@ -41,14 +41,45 @@ class Command(BaseCommand):
         python = sys.executable
         processes = []
         if not settings.CELERY_TASK_ALWAYS_EAGER:
-            processes.append(subprocess.Popen(
-                [python, "-m", "celery", "-A", "memoryhub", "worker", "--beat", "--loglevel", "INFO",
-                 "--concurrency", "2", "--schedule", str(settings.DATA_DIR / "celerybeat-schedule")],
-            ))
-        processes.append(subprocess.Popen(
-            [python, "-m", "gunicorn", "memoryhub.wsgi:application", "--bind", bind, "--workers", str(web_workers),
-             "--threads", "4", "--timeout", "120", "--config", "python:memoryhub.gunicorn_conf"],
-        ))
+            processes.append(
+                subprocess.Popen(
+                    [
+                        python,
+                        "-m",
+                        "celery",
+                        "-A",
+                        "memoryhub",
+                        "worker",
+                        "--beat",
+                        "--loglevel",
+                        "INFO",
+                        "--concurrency",
+                        "2",
+                        "--schedule",
+                        str(settings.DATA_DIR / "celerybeat-schedule"),
+                    ],
+                )
+            )
+        processes.append(
+            subprocess.Popen(
+                [
+                    python,
+                    "-m",
+                    "gunicorn",
+                    "memoryhub.wsgi:application",
+                    "--bind",
+                    bind,
+                    "--workers",
+                    str(web_workers),
+                    "--threads",
+                    "4",
+                    "--timeout",
+                    "120",
+                    "--config",
+                    "python:memoryhub.gunicorn_conf",
+                ],
+            )
+        )
         self.stdout.write(self.style.SUCCESS(f"MemoryHub is serving on http://{bind}  (API docs: /api/docs/)"))
 
         def stop(*_):

@@ -100,8 +100,9 @@ def test_permitted_key_reaches_the_bank(victim, index):
 def test_recall_returns_only_the_callers_bank(victim):
     intruder = make_caller(bank=BankFactory(slug=victim.bank.slug))
     retain_texts(intruder.bank, ["public notes about birds"])
-    body = intruder.client.post(intruder.url("recall"), {"query": "nightingale plan", "budget_tokens": 1000},
-                                format="json").json()
+    body = intruder.client.post(
+        intruder.url("recall"), {"query": "nightingale plan", "budget_tokens": 1000}, format="json"
+    ).json()
     assert [item["text"] for item in body["items"]] == ["public notes about birds"]
 
 

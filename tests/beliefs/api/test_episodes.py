@@ -6,8 +6,13 @@ from tests.conftest import retain_texts
 
 def test_list_filters_and_paginates(caller, django_assert_max_num_queries):
     for day in range(1, 8):
-        retain_texts(caller.bank, [f"alert number {day}"], source="alert", subject="host:web-1",
-                     occurred_at=parse_datetime(f"2026-10-0{day}T00:00:00Z"))
+        retain_texts(
+            caller.bank,
+            [f"alert number {day}"],
+            source="alert",
+            subject="host:web-1",
+            occurred_at=parse_datetime(f"2026-10-0{day}T00:00:00Z"),
+        )
     retain_texts(caller.bank, ["a chat turn"], source="chat", occurred_at=parse_datetime("2026-10-09T00:00:00Z"))
 
     with django_assert_max_num_queries(5):
@@ -17,7 +22,11 @@ def test_list_filters_and_paginates(caller, django_assert_max_num_queries):
     assert "embedding" not in page["results"][0]
 
     alerts = caller.client.get(caller.url("episodes/"), {"source": "alert", "occurred_after": "2026-10-05T00:00:00Z"})
-    assert [row["content"] for row in alerts.json()["results"]] == ["alert number 7", "alert number 6", "alert number 5"]
+    assert [row["content"] for row in alerts.json()["results"]] == [
+        "alert number 7",
+        "alert number 6",
+        "alert number 5",
+    ]
     second = caller.client.get(caller.url("episodes/"), {"limit": 3, "offset": 3}).json()
     assert [row["content"] for row in second["results"]] == ["alert number 5", "alert number 4", "alert number 3"]
 

@@ -44,7 +44,10 @@ def test_fused_recall_marks_items_found_by_both_channels(caller):
 
 def test_items_carry_provenance_and_are_untrusted(caller):
     [episode_id] = retain_texts(
-        caller.bank, ["Deploy of billing v7 failed on host app-3"], source="deploy", subject="service:billing",
+        caller.bank,
+        ["Deploy of billing v7 failed on host app-3"],
+        source="deploy",
+        subject="service:billing",
         metadata={"run": 42},
     )
     item = recall(caller, "billing deploy").json()["items"][0]
@@ -76,12 +79,27 @@ def test_budget_below_every_item_gives_an_empty_well_formed_result(caller):
 
 
 def test_filters_narrow_by_source_subject_and_time(caller):
-    retain_texts(caller.bank, ["alert on db-01 disk"], source="alert", subject="host:db-01",
-                 occurred_at=_dt("2026-10-01T00:00:00Z"))
-    retain_texts(caller.bank, ["analyst note on db-01 disk"], source="analyst", subject="host:db-01",
-                 occurred_at=_dt("2026-11-01T00:00:00Z"))
-    retain_texts(caller.bank, ["alert on db-02 disk"], source="alert", subject="host:db-02",
-                 occurred_at=_dt("2026-11-02T00:00:00Z"))
+    retain_texts(
+        caller.bank,
+        ["alert on db-01 disk"],
+        source="alert",
+        subject="host:db-01",
+        occurred_at=_dt("2026-10-01T00:00:00Z"),
+    )
+    retain_texts(
+        caller.bank,
+        ["analyst note on db-01 disk"],
+        source="analyst",
+        subject="host:db-01",
+        occurred_at=_dt("2026-11-01T00:00:00Z"),
+    )
+    retain_texts(
+        caller.bank,
+        ["alert on db-02 disk"],
+        source="alert",
+        subject="host:db-02",
+        occurred_at=_dt("2026-11-02T00:00:00Z"),
+    )
 
     def texts(filters):
         return sorted(item["text"] for item in recall(caller, "disk", filters=filters).json()["items"])

@@ -12,8 +12,13 @@ def test_retain_stores_episodes_with_embedding_and_search_vector(caller):
     response = post_retain(
         caller,
         [
-            {"content": "Alert DiskLatencyHigh on db-01 during the nightly backup.", "source": "alert",
-             "subject": "host:db-01", "occurred_at": "2026-10-06T02:10:00Z", "metadata": {"signature": "DiskLatencyHigh"}},
+            {
+                "content": "Alert DiskLatencyHigh on db-01 during the nightly backup.",
+                "source": "alert",
+                "subject": "host:db-01",
+                "occurred_at": "2026-10-06T02:10:00Z",
+                "metadata": {"signature": "DiskLatencyHigh"},
+            },
             {"content": "Analyst closed it as expected backup load."},
         ],
     )
@@ -101,7 +106,8 @@ def test_failure_in_the_middle_of_a_batch_stores_none_of_it(caller, monkeypatch)
 def test_async_retain_returns_a_batch_that_a_worker_stores_once(caller, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         response = caller.client.post(
-            caller.url("retain"), {"items": [{"content": "bulk a"}, {"content": "bulk b"}], "async": True},
+            caller.url("retain"),
+            {"items": [{"content": "bulk a"}, {"content": "bulk b"}], "async": True},
             format="json",
         )
     assert response.status_code == 202
