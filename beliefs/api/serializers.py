@@ -142,7 +142,7 @@ class RecallInputSerializer(StrictInputSerializer):
     filters = RecallFiltersInputSerializer(required=False)
     as_of = serializers.DateTimeField(required=False)
     channels = serializers.ListField(
-        child=serializers.ChoiceField(choices=["semantic", "keyword"]),
+        child=serializers.ChoiceField(choices=["semantic", "keyword", "recent"]),
         required=False,
         min_length=1,
         help_text="Restrict recall to some channels (default: all).",

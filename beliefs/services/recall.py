@@ -15,7 +15,7 @@ from datetime import datetime
 from django.conf import settings
 
 from banks.models import Bank
-from beliefs.channels import keyword, semantic
+from beliefs.channels import keyword, recency, semantic
 from beliefs.engine.fusion import reciprocal_rank_fusion
 from beliefs.engine.packing import pack_greedy
 from beliefs.engine.types import Hit, PackedItem, RecallFilters, RecallResult
@@ -24,6 +24,16 @@ from memoryhub.embeddings import embed_query
 from memoryhub.tokens import count_tokens
 
 CHANNELS = ("semantic", "keyword")
+ALL_CHANNELS = (*CHANNELS, "recent")
+# Typical items cost 20-40 tokens: each channel contributes enough candidates to fill the budget.
+_TOKENS_PER_CANDIDATE = 8
+_MAX_CANDIDATES = 500
+
+
+def candidates_per_channel(budget_tokens: int) -> int:
+    """How deep each channel ranks: at least the configured floor, deeper for large budgets."""
+    floor = settings.MEMORYHUB["RECALL_CANDIDATES_PER_CHANNEL"]
+    return max(floor, min(_MAX_CANDIDATES, budget_tokens // _TOKENS_PER_CANDIDATE))
 
 
 def recall(
@@ -37,7 +47,7 @@ def recall(
 ) -> RecallResult:
     """Items of ``bank`` relevant to ``query``, best first. Never returns more than ``budget_tokens`` tokens."""
     started = time.perf_counter()
-    limit = settings.MEMORYHUB["RECALL_CANDIDATES_PER_CHANNEL"]
+    limit = candidates_per_channel(budget_tokens)
     ranked: dict[str, list[Hit]] = {}
     if "semantic" in channels:
         ranked["semantic"] = semantic.search(
@@ -45,6 +55,8 @@ def recall(
         )
     if "keyword" in channels:
         ranked["keyword"] = keyword.search(bank=bank, query_text=query, limit=limit, filters=filters, as_of=as_of)
+    if "recent" in channels:
+        ranked["recent"] = recency.search(bank=bank, limit=limit, filters=filters, as_of=as_of)
 
     weights = bank.policy.get("channel_weights") if isinstance(bank.policy, dict) else None
     fused = reciprocal_rank_fusion(ranked, k=settings.MEMORYHUB["RRF_K"], weights=weights)
