@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from common import ROOT, machine, setup_django, summary_ms, write_result
+from eval_modes import MODES
 
 EVAL_DIR = ROOT.parent / "shared" / "eval" / "locomo"
 BUDGETS = [256, 512, 1024, 2048, 4096, 8192, 16384]
@@ -56,7 +57,7 @@ def load_conversation(path: Path) -> tuple[list[dict], list[dict]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--modes", default="full,keyword,semantic,recent")
+    parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--budgets", default=",".join(map(str, BUDGETS)))
     parser.add_argument("--limit", type=int, default=0, help="questions per conversation (0: all)")
     parser.add_argument("--output", default="locomo")
@@ -64,7 +65,6 @@ def main() -> None:
     budgets = [int(b) for b in args.budgets.split(",")]
 
     setup_django("memoryhub_eval", fresh=True)
-    from eval_modes import MODES
     from rest_framework.test import APIClient
 
     from banks.services.api_keys import api_key_issue

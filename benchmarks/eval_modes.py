@@ -1,8 +1,22 @@
-"""Recall request options for each evaluated mode: the full engine, baselines, ablations."""
+"""Recall request options for each evaluated mode: the full engine, baselines, ablations.
+
+Baselines are single channels with reranking off, so each is exactly that channel's
+own ranking packed into the budget.
+"""
+
+SINGLE = {"rerank": False}
 
 MODES = {
     "full": {},
-    "keyword": {"channels": ["keyword"]},
-    "semantic": {"channels": ["semantic"]},
-    "recent": {"channels": ["recent"]},
+    "keyword": {"channels": ["keyword"], **SINGLE},
+    "semantic": {"channels": ["semantic"], **SINGLE},
+    "recent": {"channels": ["recent"], **SINGLE},
+    "full-no-rerank": {"rerank": False},
+    "full-no-temporal": {"channels": ["semantic", "keyword", "graph"]},
+    "full-no-graph": {"channels": ["semantic", "keyword", "temporal"]},
+    "semantic+keyword": {"channels": ["semantic", "keyword"]},
+    "graph": {"channels": ["graph"], **SINGLE},
+    "temporal": {"channels": ["temporal"], **SINGLE},
 }
+
+DEFAULT = "full,keyword,semantic,recent"

@@ -69,3 +69,19 @@ def embed_texts(texts: list[str], batch_size: int = 64) -> np.ndarray:
 def embed_query(text: str) -> np.ndarray:
     """Embed one query string."""
     return embed_texts([text])[0]
+
+
+@lru_cache(maxsize=1)
+def _cross_encoder():
+    from django.conf import settings
+    from sentence_transformers import CrossEncoder
+
+    return CrossEncoder(settings.MEMORYHUB["RERANK_MODEL"], device="cpu")
+
+
+def cross_encoder_scores(query: str, texts: list[str]) -> np.ndarray:
+    """Relevance of each text to ``query`` from the configured cross-encoder (``MEMORYHUB_RERANK_MODEL``)."""
+    if not texts:
+        return np.zeros(0)
+    with _lock:
+        return np.asarray(_cross_encoder().predict([(query, text) for text in texts]), dtype=np.float64)

@@ -40,3 +40,24 @@ def healthz(request):
     }
     healthy = checks["database"]["ok"] and checks["broker"]["ok"]
     return JsonResponse({"status": "ok" if healthy else "degraded", "checks": checks}, status=200 if healthy else 503)
+
+
+def metrics_view(request):
+    """Prometheus exposition. ``MEMORYHUB_METRICS``: "open", "off", or a bearer token."""
+    from django.http import HttpResponse, HttpResponseNotFound
+
+    from memoryhub.metrics import render
+
+    access = settings.METRICS_ACCESS
+    if access == "off":
+        return HttpResponseNotFound()
+    if access != "open":
+        import hmac
+
+        supplied = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+        if not hmac.compare_digest(supplied.encode(), access.encode()):
+            return JsonResponse(
+                {"code": "not_authenticated", "detail": "Metrics need a bearer token.", "extra": {}}, status=401
+            )
+    body, content_type = render()
+    return HttpResponse(body, content_type=content_type)

@@ -140,6 +140,9 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
+# /metrics: "open", "off", or a bearer token that scrapers must send.
+METRICS_ACCESS = os.environ.get("MEMORYHUB_METRICS", "open")
+
 # --- Celery -------------------------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 CELERY_BROKER_URL = REDIS_URL
@@ -178,6 +181,10 @@ MEMORYHUB = {
     "RECALL_CANDIDATES_PER_CHANNEL": env_int("MEMORYHUB_RECALL_CANDIDATES", 50),
     "HNSW_EF_SEARCH": env_int("MEMORYHUB_HNSW_EF_SEARCH", 100),
     "RRF_K": 60,
+    # Run recall channels on a thread pool (each with its own connection); off runs them one after another.
+    "PARALLEL_CHANNELS": env_bool("MEMORYHUB_PARALLEL_CHANNELS", True),
+    # "dense" (default, no model needed) or "none"; a cross-encoder model path enables cross-encoder scores.
+    "RERANK_MODEL": os.environ.get("MEMORYHUB_RERANK_MODEL", ""),
 }
 
 LOGGING = {

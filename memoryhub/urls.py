@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from memoryhub.health import healthz
+from memoryhub.health import healthz, metrics_view
 
 api_v1 = [
     path("", include("banks.api.urls")),
@@ -14,5 +14,6 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("healthz", healthz, name="healthz"),
+    path("metrics", metrics_view, name="metrics"),
     path("admin/", admin.site.urls),
 ]

@@ -20,6 +20,15 @@ def _local_redis():
     ensure_redis(settings.REDIS_URL, settings.DATA_DIR)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _close_recall_threads(django_db_setup, django_db_blocker):
+    """Parallel recall keeps a connection per channel thread; close them before the test database is dropped."""
+    yield
+    from beliefs.services.recall import close_channel_connections
+
+    close_channel_connections()
+
+
 @dataclass
 class Caller:
     """A tenant with one bank and an API client authenticated by a tenant-wide key."""

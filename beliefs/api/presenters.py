@@ -26,8 +26,9 @@ def _item(item: PackedItem, explain: bool) -> dict:
         "score": round(item.score, 6),
         "channels": list(item.channels),
         "untrusted": True,
+        "trimmed": item.trimmed,
         "provenance": {
-            "episode_ids": [item.item_id],
+            "episode_ids": [item.item_id, *item.duplicates],
             "occurred_at": item.occurred_at,
             "recorded_at": item.recorded_at,
             "source": item.source,
@@ -38,19 +39,24 @@ def _item(item: PackedItem, explain: bool) -> dict:
     }
     if explain:
         payload["explain"] = {
-            channel: {"rank": rank, "score": round(item.channel_scores.get(channel, 0.0), 6)}
-            for channel, rank in sorted(item.channel_ranks.items())
+            "channels": {
+                channel: {"rank": rank, "score": round(item.channel_scores.get(channel, 0.0), 6)}
+                for channel, rank in sorted(item.channel_ranks.items())
+            },
+            "rerank": item.features,
+            "duplicates": list(item.duplicates),
         }
     return payload
 
 
 def recall_payload(result: RecallResult, *, explain: bool = False) -> dict:
-    return {
+    payload = {
         "items": [_item(item, explain) for item in result.items],
         "budget_tokens": result.budget_tokens,
         "tokens_used": result.tokens_used,
         "candidates": result.candidates,
         "dropped_by_budget": result.dropped_by_budget,
+        "trimmed": result.trimmed,
         "usage": {
             "tokens": result.tokens_used + result.query_tokens,
             "items": len(result.items),
@@ -59,3 +65,10 @@ def recall_payload(result: RecallResult, *, explain: bool = False) -> dict:
             "channels": result.channel_counts,
         },
     }
+    if explain:
+        payload["explain"] = {
+            "reference_time": result.reference_time,
+            "time_ranges": [{"start": start, "end": end, "text": text} for start, end, text in result.time_ranges],
+            "channel_ms": result.channel_ms,
+        }
+    return payload

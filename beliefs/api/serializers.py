@@ -142,10 +142,14 @@ class RecallInputSerializer(StrictInputSerializer):
     filters = RecallFiltersInputSerializer(required=False)
     as_of = serializers.DateTimeField(required=False)
     channels = serializers.ListField(
-        child=serializers.ChoiceField(choices=["semantic", "keyword", "recent"]),
+        child=serializers.ChoiceField(choices=["semantic", "keyword", "graph", "temporal", "recent"]),
         required=False,
         min_length=1,
-        help_text="Restrict recall to some channels (default: all).",
+        help_text="Channels to run (default: semantic, keyword, graph, temporal; 'recent' is newest-first).",
+    )
+    rerank = serializers.BooleanField(required=False, default=True, help_text="Rerank the fused pool (default on).")
+    now = serializers.DateTimeField(
+        required=False, help_text="Reference time for relative expressions (default: the bank's latest episode)."
     )
     explain = serializers.BooleanField(required=False, default=False)
 
@@ -168,6 +172,7 @@ class RecallItemOutputSerializer(serializers.Serializer):
     score = serializers.FloatField()
     channels = serializers.ListField(child=serializers.CharField())
     untrusted = serializers.BooleanField()
+    trimmed = serializers.BooleanField()
     provenance = RecallProvenanceSerializer()
     explain = serializers.DictField(required=False)
 
@@ -178,4 +183,6 @@ class RecallOutputSerializer(serializers.Serializer):
     tokens_used = serializers.IntegerField()
     candidates = serializers.IntegerField()
     dropped_by_budget = serializers.IntegerField()
+    trimmed = serializers.IntegerField()
     usage = UsageSerializer()
+    explain = serializers.DictField(required=False)

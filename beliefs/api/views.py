@@ -90,6 +90,8 @@ class RecallApi(BankScopedAPIView):
             ),
             as_of=data.get("as_of"),
             channels=data.get("channels") or CHANNELS,
+            rerank_results=data["rerank"],
+            now=data.get("now"),
         )
         return Response(recall_payload(result, explain=data["explain"]))
 

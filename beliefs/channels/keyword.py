@@ -1,17 +1,22 @@
-"""Keyword channel: PostgreSQL full-text search over episode content.
+"""Keyword channel: PostgreSQL full-text search ranked with BM25.
 
-The query is reduced to its words and OR-ed, so a natural-language question matches
-episodes that share any of its (stemmed, non-stop) words, ranked by how many and how
-densely. Only word characters reach ``to_tsquery``, so tsquery syntax in a query is
-treated as plain text and can never raise a syntax error.
+The query is turned into lexemes by the same ``english`` configuration that built the
+episodes' search vectors. Each lexeme gets an inverse document frequency from the
+bank's term statistics, so a rare identifier outweighs a word half the bank contains.
+Candidates come from the GIN index (episodes containing any of the rarer lexemes), and
+are scored with BM25 (k1=1.2, b=0.75) over the lexemes' term frequencies. Query text
+never reaches a tsquery parser as syntax: only lexemes PostgreSQL itself produced do.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib.postgres.search import SearchQuery, SearchRank
+from django.db import connection
 from django.db.models import F, Value
 
 from banks.models import Bank
@@ -20,36 +25,104 @@ from beliefs.models.episodes import SEARCH_CONFIG
 from beliefs.selectors.episodes import episodes_matching
 
 CHANNEL = "keyword"
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_MAX_TERMS = 64
-# ts_rank normalisation 1: divide by 1 + log(document length), so long items do not win by size.
-_LENGTH_NORMALISATION = 1
+K1 = 1.2
+B = 0.75
+_SAFE_LEXEME = re.compile(r"^[\w.\-/:@+]{1,200}$")
+# Lexemes found in more than this share of a bank's episodes rank but do not select candidates.
+_COMMON_SHARE = 0.2
+# Cap on GIN candidates scored per query, so a query of common words stays cheap on big banks.
+_MAX_SCORED = 4000
 
 
-def query_terms(text: str) -> list[str]:
-    """Distinct lower-cased words of ``text``, in order, at most 64."""
-    seen: dict[str, None] = {}
-    for word in _WORD.findall(text.lower()):
-        if len(word) <= 64:
-            seen.setdefault(word, None)
-        if len(seen) >= _MAX_TERMS:
-            break
-    return list(seen)
+@dataclass(frozen=True)
+class QueryTerms:
+    """The query's lexemes with their idf, and the bank statistics BM25 needs."""
+
+    idf: dict[str, float]
+    selective: tuple[str, ...]
+    avg_length: float
+
+    @property
+    def empty(self) -> bool:
+        return not self.idf
+
+
+def query_terms(*, bank: Bank, text: str) -> QueryTerms:
+    """Lexemes of ``text`` that occur in ``bank``, weighted by rarity."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT l.lexeme, t.doc_count, s.doc_count, s.lexeme_total
+            FROM unnest(tsvector_to_array(to_tsvector(%s::regconfig, %s))) AS l(lexeme)
+            JOIN beliefs_bankterm t ON t.bank_id = %s AND t.lexeme = l.lexeme AND t.doc_count > 0
+            JOIN beliefs_banktextstats s ON s.bank_id = %s
+            """,
+            [SEARCH_CONFIG, text, bank.pk, bank.pk],
+        )
+        rows = [row for row in cursor.fetchall() if _SAFE_LEXEME.match(row[0])]
+    if not rows:
+        return QueryTerms(idf={}, selective=(), avg_length=1.0)
+    documents, total_length = rows[0][2], rows[0][3]
+    idf = {lexeme: math.log(1 + (documents - df + 0.5) / (df + 0.5)) for lexeme, df, _, _ in rows}
+    selective = tuple(sorted(lexeme for lexeme, df, _, _ in rows if df <= _COMMON_SHARE * documents))
+    return QueryTerms(idf=idf, selective=selective or tuple(sorted(idf)), avg_length=max(1.0, total_length / documents))
+
+
+def _tsquery(lexemes) -> SearchQuery:
+    return SearchQuery(" | ".join(f"'{lexeme}'" for lexeme in lexemes), search_type="raw", config="simple")
+
+
+def _bm25(candidates_sql: str, candidate_params: list, terms: QueryTerms, limit: int) -> list[tuple[int, float]]:
+    lexemes = sorted(terms.idf)
+    sql = f"""
+        WITH q(lexeme, idf) AS (SELECT * FROM unnest(%s::text[], %s::float8[])),
+             cand AS ({candidates_sql})
+        SELECT cand.id,
+               SUM(q.idf * (array_length(u.positions, 1) * {K1 + 1})
+                   / (array_length(u.positions, 1)
+                      + {K1} * (1 - {B} + {B} * length(cand.search_vector)::float8 / %s))) AS score
+        FROM cand
+        CROSS JOIN LATERAL unnest(cand.search_vector) AS u(lexeme, positions, weights)
+        JOIN q ON q.lexeme = u.lexeme
+        GROUP BY cand.id
+        ORDER BY score DESC, cand.id
+        LIMIT %s
+    """
+    params = [lexemes, [terms.idf[lexeme] for lexeme in lexemes], *candidate_params, terms.avg_length, limit]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [(pk, float(score)) for pk, score in cursor.fetchall()]
 
 
 def search(
-    *, bank: Bank, query_text: str, limit: int, filters: RecallFilters | None = None, as_of: datetime | None = None
+    *,
+    bank: Bank,
+    query_text: str,
+    limit: int,
+    filters: RecallFilters | None = None,
+    as_of: datetime | None = None,
+    terms: QueryTerms | None = None,
 ) -> list[Hit]:
-    """Up to ``limit`` episodes matching any word of ``query_text``, best first."""
-    terms = query_terms(query_text)
-    if not terms:
+    """Up to ``limit`` episodes sharing words with ``query_text``, best BM25 score first."""
+    terms = terms or query_terms(bank=bank, text=query_text)
+    if terms.empty:
         return []
-    tsquery = SearchQuery(" | ".join(terms), search_type="raw", config=SEARCH_CONFIG)
-    rows = (
+    tsquery = _tsquery(terms.selective)
+    candidates = (
         episodes_matching(bank=bank, filters=filters, as_of=as_of)
         .filter(search_vector=tsquery)
-        .annotate(rank=SearchRank(F("search_vector"), tsquery, normalization=Value(_LENGTH_NORMALISATION)))
-        .order_by("-rank", "id")
-        .values_list("id", "rank")[:limit]
+        .annotate(prerank=SearchRank(F("search_vector"), tsquery, normalization=Value(1)))
+        .order_by("-prerank")
+        .values("id", "search_vector")[:_MAX_SCORED]
     )
-    return [Hit(item_id=pk, channel=CHANNEL, rank=rank, score=float(score)) for rank, (pk, score) in enumerate(rows, 1)]
+    sql, params = candidates.query.sql_with_params()
+    rows = _bm25(sql, list(params), terms, limit)
+    return [Hit(item_id=pk, channel=CHANNEL, rank=rank, score=score) for rank, (pk, score) in enumerate(rows, 1)]
+
+
+def scores_for(*, bank: Bank, terms: QueryTerms, episode_ids: list[int]) -> dict[int, float]:
+    """BM25 scores of given episodes (0 when they share no lexeme with the query)."""
+    if terms.empty or not episode_ids:
+        return {}
+    candidates = "SELECT id, search_vector FROM beliefs_episode WHERE bank_id = %s AND id = ANY(%s)"
+    return dict(_bm25(candidates, [bank.pk, list(episode_ids)], terms, len(episode_ids)))

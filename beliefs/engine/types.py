@@ -45,6 +45,9 @@ class PackedItem:
     metadata: dict
     channel_ranks: dict[str, int] = field(default_factory=dict, compare=False)
     channel_scores: dict[str, float] = field(default_factory=dict, compare=False)
+    features: dict[str, float] = field(default_factory=dict, compare=False)
+    duplicates: tuple[int, ...] = ()
+    trimmed: bool = False
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,10 @@ class RecallResult:
     channel_counts: dict[str, int]
     elapsed_ms: float
     query_tokens: int
+    trimmed: int = 0
+    reference_time: datetime | None = None
+    time_ranges: tuple[tuple[datetime, datetime, str], ...] = ()
+    channel_ms: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,10 @@ class Episode(models.Model):
     )
     batch = models.ForeignKey("beliefs.RetainBatch", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     extracted_at = models.DateTimeField(null=True, blank=True)
+    # The time the content itself talks about ("yesterday" in a turn of 8 May -> 7 May), if any.
+    mentions_time = models.BooleanField(default=False)
+    mentioned_start = models.DateTimeField(null=True, blank=True)
+    mentioned_end = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -71,6 +75,11 @@ class Episode(models.Model):
             models.Index(name="beliefs_episode_bank_recorded", fields=["bank", "recorded_at"]),
             models.Index(name="beliefs_episode_bank_subject", fields=["bank", "subject"]),
             models.Index(name="beliefs_episode_bank_source", fields=["bank", "source"]),
+            models.Index(
+                name="beliefs_episode_bank_timed",
+                fields=["bank", "occurred_at"],
+                condition=models.Q(mentions_time=True),
+            ),
         ]
         ordering = ["-occurred_at", "-id"]
 

@@ -51,3 +51,13 @@ def episodes_by_ids(*, bank: Bank, ids: list[int]) -> dict[int, Episode]:
 def retain_batch_get(*, bank: Bank, batch_id: int) -> RetainBatch | None:
     """One retain batch of ``bank``, or ``None``."""
     return RetainBatch.objects.filter(bank=bank, pk=batch_id).defer("items").first()
+
+
+def episode_vectors(*, bank: Bank, ids: list[int]) -> dict[int, np.ndarray]:
+    """Embeddings of episodes of ``bank`` by id, as float32 arrays."""
+    import numpy as np
+
+    if not ids:
+        return {}
+    rows = Episode.objects.filter(bank_id=bank.pk, pk__in=ids).values_list("id", "embedding")
+    return {pk: np.asarray(vector, dtype=np.float32) for pk, vector in rows}

@@ -1,39 +1,95 @@
 """Recall: a cited slice of a bank's memory that never exceeds a token budget.
 
-Channels rank candidates independently (semantic over pgvector, keyword over
-PostgreSQL full-text); reciprocal rank fusion (k=60) merges them; items are packed in
-fused order into ``budget_tokens``, counted with ``memoryhub.tokens.count_tokens`` over
-each item's ``text``. Everything returned is untrusted, third-party text with provenance.
+Four channels rank candidates independently and in parallel — semantic (pgvector
+HNSW), keyword (full-text, BM25), graph (entities named in the query and one hop) and
+temporal (the time the query asks about). Reciprocal rank fusion (k=60, per-bank
+weights) merges them into a pool; the reranker orders the pool by the strength of each
+signal and collapses near-duplicates; items are packed in that order into
+``budget_tokens`` (counted with ``memoryhub.tokens.count_tokens`` over each item's
+``text``), long items trimmed to their best passage rather than dropped. Everything
+returned is untrusted, third-party text with provenance.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
+import numpy as np
 from django.conf import settings
+from django.db import close_old_connections, connection, connections
 
 from banks.models import Bank
-from beliefs.channels import keyword, recency, semantic
+from beliefs.channels import graph, keyword, recency, semantic, temporal
 from beliefs.engine.fusion import reciprocal_rank_fusion
-from beliefs.engine.packing import pack_greedy
+from beliefs.engine.packing import MIN_TRIM_SOURCE_TOKENS, best_passage, pack_greedy
+from beliefs.engine.rerank import collapse_duplicates, keep_order, rerank
 from beliefs.engine.types import Hit, PackedItem, RecallFilters, RecallResult
-from beliefs.selectors.episodes import episodes_by_ids
-from memoryhub.embeddings import embed_query
+from beliefs.selectors.episodes import episode_vectors, episodes_by_ids
+from memoryhub import metrics
+from memoryhub.embeddings import cross_encoder_scores, embed_query
 from memoryhub.tokens import count_tokens
 
-CHANNELS = ("semantic", "keyword")
+CHANNELS = ("semantic", "keyword", "graph", "temporal")
 ALL_CHANNELS = (*CHANNELS, "recent")
 # Typical items cost 20-40 tokens: each channel contributes enough candidates to fill the budget.
 _TOKENS_PER_CANDIDATE = 8
 _MAX_CANDIDATES = 500
+_WORKERS = 4
+_EXECUTOR = ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="recall-channel")
+
+
+def close_channel_connections() -> None:
+    """Close the database connections of every channel thread (before dropping a database)."""
+    barrier = threading.Barrier(_WORKERS)
+
+    def close() -> None:
+        connections.close_all()
+        barrier.wait(timeout=10)  # holds this thread so each task lands on a different one
+
+    for future in [_EXECUTOR.submit(close) for _ in range(_WORKERS)]:
+        future.result()
 
 
 def candidates_per_channel(budget_tokens: int) -> int:
     """How deep each channel ranks: at least the configured floor, deeper for large budgets."""
     floor = settings.MEMORYHUB["RECALL_CANDIDATES_PER_CHANNEL"]
     return max(floor, min(_MAX_CANDIDATES, budget_tokens // _TOKENS_PER_CANDIDATE))
+
+
+class _Runner:
+    """Runs channel calls on pooled threads (each with its own database connection), or
+    inline when the caller is inside a transaction whose uncommitted rows they must see."""
+
+    def __init__(self, parallel: bool):
+        self.parallel = parallel
+        self.timings: dict[str, float] = {}
+
+    def submit(self, name: str, fn: Callable, **kwargs):
+        def timed():
+            if self.parallel:
+                close_old_connections()
+            started = time.perf_counter()
+            try:
+                return fn(**kwargs)
+            finally:
+                self.timings[name] = round((time.perf_counter() - started) * 1000, 2)
+
+        if self.parallel:
+            return _EXECUTOR.submit(timed)
+        return _Done(timed())
+
+
+class _Done:
+    def __init__(self, value):
+        self.value = value
+
+    def result(self):
+        return self.value
 
 
 def recall(
@@ -44,45 +100,96 @@ def recall(
     filters: RecallFilters | None = None,
     as_of: datetime | None = None,
     channels: Sequence[str] = CHANNELS,
+    rerank_results: bool = True,
+    now: datetime | None = None,
 ) -> RecallResult:
     """Items of ``bank`` relevant to ``query``, best first. Never returns more than ``budget_tokens`` tokens."""
     started = time.perf_counter()
     limit = candidates_per_channel(budget_tokens)
-    ranked: dict[str, list[Hit]] = {}
-    if "semantic" in channels:
-        ranked["semantic"] = semantic.search(
-            bank=bank, query_vector=embed_query(query), limit=limit, filters=filters, as_of=as_of
-        )
-    if "keyword" in channels:
-        ranked["keyword"] = keyword.search(bank=bank, query_text=query, limit=limit, filters=filters, as_of=as_of)
-    if "recent" in channels:
-        ranked["recent"] = recency.search(bank=bank, limit=limit, filters=filters, as_of=as_of)
+    runner = _Runner(parallel=settings.MEMORYHUB["PARALLEL_CHANNELS"] and not connection.in_atomic_block)
+    scope = {"bank": bank, "filters": filters, "as_of": as_of}
 
-    weights = bank.policy.get("channel_weights") if isinstance(bank.policy, dict) else None
-    fused = reciprocal_rank_fusion(ranked, k=settings.MEMORYHUB["RRF_K"], weights=weights)
-    episodes = episodes_by_ids(bank=bank, ids=[candidate.item_id for candidate in fused])
+    pending = {}
+    terms_future = runner.submit("terms", keyword.query_terms, bank=bank, text=query)
+    if "graph" in channels:
+        pending["graph"] = runner.submit("graph", graph.search, query_text=query, limit=limit, **scope)
+    if "recent" in channels:
+        pending["recent"] = runner.submit("recent", recency.search, limit=limit, **scope)
+    reference_future = runner.submit("reference", temporal.reference_time, bank=bank, now=now, as_of=as_of)
+    query_vector = embed_query(query)
+    if "semantic" in channels:
+        pending["semantic"] = runner.submit(
+            "semantic", semantic.search, query_vector=query_vector, limit=limit, **scope
+        )
+    reference = reference_future.result()
+    ranges = temporal.query_ranges(query, reference)
+    if "temporal" in channels:
+        pending["temporal"] = runner.submit(
+            "temporal",
+            temporal.search,
+            query_text=query,
+            query_vector=query_vector,
+            limit=limit,
+            ranges=ranges,
+            **scope,
+        )
+    terms = terms_future.result()
+    if "keyword" in channels:
+        pending["keyword"] = runner.submit(
+            "keyword", keyword.search, query_text=query, limit=limit, terms=terms, **scope
+        )
+    ranked: dict[str, list[Hit]] = {name: future.result() for name, future in pending.items()}
+
+    policy = bank.policy if isinstance(bank.policy, dict) else {}
+    fused = reciprocal_rank_fusion(ranked, k=settings.MEMORYHUB["RRF_K"], weights=policy.get("channel_weights"))
+    pool = fused[: 2 * limit]
+    episodes = episodes_by_ids(bank=bank, ids=[candidate.item_id for candidate in pool])
+    if rerank_results and pool:
+        ids = [candidate.item_id for candidate in pool]
+        vectors = episode_vectors(bank=bank, ids=ids)
+        dense = np.array([float(vectors[pk] @ query_vector) if pk in vectors else 0.0 for pk in ids])
+        lexical = keyword.scores_for(bank=bank, terms=terms, episode_ids=ids)
+        cross = None
+        if settings.MEMORYHUB["RERANK_MODEL"]:
+            cross = cross_encoder_scores(query, [episodes[pk].content if pk in episodes else "" for pk in ids])
+        reranked = rerank(pool, dense=dense, lexical=lexical, weights=policy.get("rerank_weights"), cross_scores=cross)
+        ordered = collapse_duplicates(reranked, vectors)
+    else:
+        ordered = keep_order(pool)
+
     candidates = [
         PackedItem(
             item_id=episode.pk,
             kind="episode",
             text=episode.content,
             tokens=episode.token_count,
-            score=candidate.score,
-            channels=candidate.channels,
+            score=r.score,
+            channels=r.candidate.channels,
             occurred_at=episode.occurred_at,
             recorded_at=episode.recorded_at,
             source=episode.source,
             subject=episode.subject,
             provenance=episode.provenance,
             metadata=episode.metadata,
-            channel_ranks=candidate.channel_ranks,
-            channel_scores=candidate.channel_scores,
+            channel_ranks=r.candidate.channel_ranks,
+            channel_scores=r.candidate.channel_scores,
+            features=r.features,
+            duplicates=r.duplicates,
         )
-        for candidate in fused
-        if (episode := episodes.get(candidate.item_id)) is not None
+        for r in ordered
+        if (episode := episodes.get(r.candidate.item_id)) is not None
     ]
-    packing = pack_greedy(candidates, budget_tokens=budget_tokens, cost=lambda item: item.tokens)
-    return RecallResult(
+
+    def trim(item: PackedItem, room: int) -> PackedItem | None:
+        if item.tokens < MIN_TRIM_SOURCE_TOKENS:
+            return None
+        passage = best_passage(item.text, query=query, max_tokens=room, count_tokens=count_tokens)
+        if passage is None:
+            return None
+        return dataclasses.replace(item, text=passage, tokens=count_tokens(passage), trimmed=True)
+
+    packing = pack_greedy(candidates, budget_tokens=budget_tokens, cost=lambda item: item.tokens, trim=trim)
+    result = RecallResult(
         items=tuple(packing.chosen),
         budget_tokens=budget_tokens,
         tokens_used=packing.tokens_used,
@@ -91,4 +198,10 @@ def recall(
         channel_counts={name: len(hits) for name, hits in ranked.items()},
         elapsed_ms=(time.perf_counter() - started) * 1000,
         query_tokens=count_tokens(query),
+        trimmed=packing.trimmed,
+        reference_time=reference,
+        time_ranges=tuple((r.start, r.end, r.text) for r in ranges),
+        channel_ms=dict(runner.timings),
     )
+    metrics.observe_recall(result)
+    return result

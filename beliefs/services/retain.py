@@ -22,6 +22,7 @@ from django.utils.dateparse import parse_datetime
 
 from banks.models import Bank
 from beliefs.models import Episode, Provenance, RetainBatch
+from beliefs.services.indexing import episodes_index
 from memoryhub.embeddings import embed_texts
 from memoryhub.exceptions import IdempotencyKeyReused
 from memoryhub.tokens import count_tokens
@@ -251,7 +252,9 @@ def _store(
     # ON CONFLICT DO NOTHING: a concurrent retain of the same item wins, and we report a duplicate.
     Episode.objects.bulk_create(rows, ignore_conflicts=True, batch_size=500)
     stored = dict(Episode.objects.filter(bank=bank, dedupe_key__in=set(keys)).values_list("dedupe_key", "id"))
-    created_by_us = set(Episode.objects.filter(bank=bank, batch=batch).values_list("dedupe_key", flat=True))
+    created_rows = dict(Episode.objects.filter(bank=bank, batch=batch).values_list("dedupe_key", "id"))
+    created_by_us = set(created_rows)
+    episodes_index(bank=bank, episode_ids=sorted(created_rows.values()))
     outcomes = []
     reported: set[str] = set()
     for key in keys:

@@ -37,9 +37,10 @@ def test_fused_recall_marks_items_found_by_both_channels(caller):
     body = recall(caller, "db-01 disk space", explain=True).json()
     top = body["items"][0]
     assert top["text"] == PLANTED[0]
-    assert top["channels"] == ["keyword", "semantic"]
-    assert set(top["explain"]) == {"keyword", "semantic"}
-    assert top["explain"]["semantic"]["rank"] == 1
+    assert top["channels"] == ["graph", "keyword", "semantic"]  # db-01 is an entity too
+    assert set(top["explain"]["channels"]) == {"graph", "keyword", "semantic"}
+    assert top["explain"]["channels"]["semantic"]["rank"] == 1
+    assert top["explain"]["rerank"]["dense"] > 0 and top["explain"]["rerank"]["lexical"] > 0
 
 
 def test_items_carry_provenance_and_are_untrusted(caller):

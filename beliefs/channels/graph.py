@@ -1,0 +1,76 @@
+"""Graph channel: episodes linked to the entities a query names, plus one hop.
+
+Entities in the query (extracted, or any 1-3 word span matching a stored entity key)
+are seeds weighted by idf = ln(1 + N / df): an entity that appears everywhere (the
+speaker of every chat turn) barely counts, a ticket id counts a lot. One hop adds the
+entities that co-occur most with the seeds, at half weight. Episodes score the sum of
+the weights of the entities they mention.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+from django.db.models import Case, Count, FloatField, Sum, Value, When
+
+from banks.models import Bank
+from beliefs.engine.entities import query_keys
+from beliefs.engine.types import Hit, RecallFilters
+from beliefs.models import BankTextStats, Entity, EpisodeEntity
+from beliefs.selectors.episodes import episodes_matching
+
+CHANNEL = "graph"
+HOP_WEIGHT = 0.5
+MAX_HOP_ENTITIES = 5
+# An entity in more than this share of episodes is context, not a lead worth following.
+_MAX_SEED_SHARE = 0.5
+
+
+def seed_entities(*, bank: Bank, query_text: str) -> dict[int, float]:
+    """Entity id -> weight for the entities ``query_text`` names."""
+    keys = query_keys(query_text)
+    if not keys:
+        return {}
+    documents = BankTextStats.objects.filter(bank=bank).values_list("doc_count", flat=True).first() or 1
+    seeds = Entity.objects.filter(bank=bank, key__in=keys, episode_count__gt=0).values_list("id", "episode_count")
+    return {pk: math.log(1 + documents / count) for pk, count in seeds if count <= max(1, _MAX_SEED_SHARE * documents)}
+
+
+def _one_hop(bank: Bank, seeds: dict[int, float]) -> dict[int, float]:
+    seed_episodes = EpisodeEntity.objects.filter(bank=bank, entity_id__in=seeds).values("episode_id")
+    neighbours = (
+        EpisodeEntity.objects.filter(bank=bank, episode_id__in=seed_episodes)
+        .exclude(entity_id__in=seeds)
+        .values("entity_id")
+        .annotate(together=Count("episode_id"))
+        .filter(together__gte=2)
+        .order_by("-together", "entity_id")[:MAX_HOP_ENTITIES]
+    )
+    strongest = max(seeds.values())
+    return {row["entity_id"]: HOP_WEIGHT * strongest for row in neighbours}
+
+
+def search(
+    *, bank: Bank, query_text: str, limit: int, filters: RecallFilters | None = None, as_of: datetime | None = None
+) -> list[Hit]:
+    """Up to ``limit`` episodes mentioning the query's entities (or their neighbours), strongest first."""
+    seeds = seed_entities(bank=bank, query_text=query_text)
+    if not seeds:
+        return []
+    weights = {**_one_hop(bank, seeds), **seeds}
+    weight = Case(
+        *[When(entity_id=pk, then=Value(w)) for pk, w in weights.items()], default=Value(0.0), output_field=FloatField()
+    )
+    rows = (
+        EpisodeEntity.objects.filter(
+            bank=bank,
+            entity_id__in=weights,
+            episode_id__in=episodes_matching(bank=bank, filters=filters, as_of=as_of).values("id"),
+        )
+        .values("episode_id")
+        .annotate(score=Sum(weight))
+        .order_by("-score", "-episode_id")
+        .values_list("episode_id", "score")[:limit]
+    )
+    return [Hit(item_id=pk, channel=CHANNEL, rank=rank, score=float(score)) for rank, (pk, score) in enumerate(rows, 1)]

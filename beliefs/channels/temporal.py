@@ -1,0 +1,69 @@
+"""Temporal channel: episodes from the time a query asks about.
+
+Time expressions in the query ("last Tuesday", "in May 2023", "since March") are
+resolved against a reference time into ranges; episodes that happened in a range, or
+whose text talks about a time inside it, are candidates. A question that asks *when*
+something happened but names no time prefers episodes that carry time information
+themselves ("…I went yesterday"). Candidates are ordered by semantic similarity.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import numpy as np
+from django.db import connection, transaction
+from django.db.models import Max, Q
+from pgvector.django import CosineDistance
+
+from banks.models import Bank
+from beliefs.engine.temporal import TimeRange, asks_when, parse_time_ranges
+from beliefs.engine.types import Hit, RecallFilters
+from beliefs.selectors.episodes import episodes_matching
+
+CHANNEL = "temporal"
+
+
+def reference_time(*, bank: Bank, now: datetime | None, as_of: datetime | None) -> datetime | None:
+    """What "now" means for relative expressions: the request's ``now``, else the bank's latest episode."""
+    if now is not None:
+        return now
+    return episodes_matching(bank=bank, as_of=as_of).aggregate(latest=Max("occurred_at"))["latest"]
+
+
+def query_ranges(query_text: str, reference: datetime | None) -> list[TimeRange]:
+    return parse_time_ranges(query_text, reference) if reference is not None else []
+
+
+def search(
+    *,
+    bank: Bank,
+    query_text: str,
+    query_vector: np.ndarray,
+    limit: int,
+    ranges: list[TimeRange],
+    filters: RecallFilters | None = None,
+    as_of: datetime | None = None,
+) -> list[Hit]:
+    """Up to ``limit`` episodes in the query's time ranges (or time-bearing, for "when" questions)."""
+    if ranges:
+        condition = Q()
+        for time_range in ranges:
+            condition |= Q(occurred_at__gte=time_range.start, occurred_at__lt=time_range.end)
+            condition |= Q(mentioned_start__lt=time_range.end, mentioned_end__gt=time_range.start)
+    elif asks_when(query_text):
+        condition = Q(mentions_time=True)
+    else:
+        return []
+    queryset = (
+        episodes_matching(bank=bank, filters=filters, as_of=as_of)
+        .filter(condition)
+        .annotate(distance=CosineDistance("embedding", query_vector))
+        .order_by("distance")
+        .values_list("id", "distance")[:limit]
+    )
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+        cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(max(100, limit))])
+        rows = sorted(queryset, key=lambda row: (row[1], row[0]))
+    return [Hit(item_id=pk, channel=CHANNEL, rank=rank, score=1.0 - float(d)) for rank, (pk, d) in enumerate(rows, 1)]

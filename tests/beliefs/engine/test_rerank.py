@@ -1,0 +1,70 @@
+import numpy as np
+
+from beliefs.engine.packing import best_passage, pack_greedy
+from beliefs.engine.rerank import collapse_duplicates, keep_order, rerank
+from beliefs.engine.types import FusedCandidate
+from memoryhub.tokens import count_tokens
+
+
+def candidate(pk, score=0.01, channels=("semantic",), **channel_scores):
+    return FusedCandidate(item_id=pk, score=score, channels=channels, channel_scores=channel_scores)
+
+
+def test_strong_single_signal_beats_two_weak_ones():
+    # Item 1 was found by both channels at mediocre ranks (higher RRF); item 2 only by keyword,
+    # but it matches the rare query terms far better.
+    pool = [candidate(1, 0.032, ("keyword", "semantic")), candidate(2, 0.016, ("keyword",))]
+    pool += [candidate(pk, 0.015) for pk in (3, 4, 5)]
+    ranked = rerank(pool, dense=np.array([0.40, 0.38, 0.1, 0.1, 0.1]), lexical={1: 1.0, 2: 9.0})
+    assert [r.candidate.item_id for r in ranked][:2] == [2, 1]
+    assert ranked[0].features["lexical"] == 9.0
+
+
+def test_temporal_and_graph_support_break_near_ties():
+    pool = [candidate(1, 0.02), candidate(2, 0.02, ("semantic", "temporal"))]
+    ranked = rerank(pool, dense=np.array([0.5, 0.5]), lexical={})
+    assert ranked[0].candidate.item_id == 2
+    pool = [candidate(1, 0.02), candidate(2, 0.02, ("graph", "semantic"), graph=3.0)]
+    assert rerank(pool, dense=np.array([0.5, 0.5]), lexical={})[0].candidate.item_id == 2
+
+
+def test_cross_encoder_scores_replace_dense_and_lexical():
+    pool = [candidate(1), candidate(2)]
+    ranked = rerank(pool, dense=np.array([0.9, 0.1]), lexical={1: 5.0}, cross_scores=np.array([-3.0, 4.0]))
+    assert [r.candidate.item_id for r in ranked] == [2, 1]
+
+
+def test_without_rerank_fused_order_is_kept():
+    pool = [candidate(3, 0.5), candidate(1, 0.4)]
+    assert [r.candidate.item_id for r in keep_order(pool)] == [3, 1]
+
+
+def test_near_duplicates_collapse_into_the_higher_ranked_item():
+    a = np.array([1.0, 0.0])
+    b = np.array([0.999, 0.0447])
+    c = np.array([0.0, 1.0])  # noqa: E702
+    ranked = keep_order([candidate(1), candidate(2), candidate(3)])
+    kept = collapse_duplicates(ranked, {1: a, 2: b / np.linalg.norm(b), 3: c})
+    assert [r.candidate.item_id for r in kept] == [1, 3]
+    assert kept[0].duplicates == (2,)
+
+
+def test_long_item_is_trimmed_to_its_matching_passage():
+    text = " ".join(f"Filler sentence number {n} about nothing in particular." for n in range(30))
+    text += " The root cause was an expired TLS certificate on the gateway. " + "More filler here. " * 20
+    passage = best_passage(text, query="what was the root cause certificate", max_tokens=40, count_tokens=count_tokens)
+    assert "expired TLS certificate" in passage
+    assert count_tokens(passage) <= 40
+    assert passage.startswith("…") and passage.endswith("…")
+
+
+def test_packing_trims_instead_of_dropping_when_given_a_trimmer():
+    items = [("short", 10), ("long", 200), ("tail", 5)]
+    packing = pack_greedy(
+        items,
+        budget_tokens=60,
+        cost=lambda i: i[1],
+        trim=lambda item, room: (item[0] + "-trimmed", room - 5) if item[1] > 64 else None,
+    )
+    assert [name for name, _ in packing.chosen] == ["short", "long-trimmed", "tail"]
+    assert packing.tokens_used == 60 and packing.trimmed == 1 and packing.dropped == 0

@@ -1,0 +1,58 @@
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from beliefs.engine.temporal import asks_when, mentions_time, parse_time_ranges
+
+REFERENCE = datetime(2023, 10, 22, 15, 0, tzinfo=UTC)  # a Sunday
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("what happened last Tuesday", "2023-10-17", "2023-10-18"),
+        ("outages in May 2023", "2023-05-01", "2023-06-01"),
+        ("When did Melanie go camping in June?", "2023-06-01", "2023-07-01"),
+        ("anything since March", "2023-03-01", "2023-10-23"),
+        ("I went there yesterday", "2023-10-21", "2023-10-22"),
+        ("3 days ago", "2023-10-19", "2023-10-20"),
+        ("a few weeks ago", "2023-09-25", "2023-10-02"),
+        ("last week", "2023-10-09", "2023-10-16"),
+        ("last weekend", "2023-10-14", "2023-10-16"),
+        ("last year", "2022-01-01", "2023-01-01"),
+        ("the summer of 2022", "2022-06-01", "2022-09-01"),
+        ("on 7 May 2023", "2023-05-07", "2023-05-08"),
+        ("May 8, 2023", "2023-05-08", "2023-05-09"),
+        ("incident 2023-05-08", "2023-05-08", "2023-05-09"),
+        ("two weeks before June 9", "2023-05-22", "2023-05-29"),
+        ("in 2022", "2022-01-01", "2023-01-01"),
+        ("a December outage", "2022-12-01", "2023-01-01"),
+    ],
+)
+def test_expressions_resolve_against_the_reference(text, start, end):
+    [found] = parse_time_ranges(text, REFERENCE)
+    assert (found.start.date().isoformat(), found.end.date().isoformat()) == (start, end)
+    assert found.start.tzinfo is not None
+
+
+def test_text_without_time_gives_no_range():
+    assert parse_time_ranges("I may go to the store", REFERENCE) == []
+    assert parse_time_ranges("db-01 disk latency", REFERENCE) == []
+
+
+def test_impossible_dates_fall_back_to_what_is_valid():
+    [month] = parse_time_ranges("on 31 February 2023", REFERENCE)
+    assert (month.start.date().isoformat(), month.end.date().isoformat()) == ("2023-02-01", "2023-03-01")
+    assert all(r.end - r.start > timedelta(days=300) for r in parse_time_ranges("2023-13-45", REFERENCE))
+
+
+def test_when_questions_are_recognised():
+    assert asks_when("When did Caroline join the group?")
+    assert asks_when("How long has Melanie been painting?")
+    assert not asks_when("What did Caroline paint?")
+
+
+def test_time_mentions_in_retained_text():
+    assert mentions_time("I painted that lake sunrise last year!")
+    assert mentions_time("We met three weeks ago")
+    assert not mentions_time("I love painting lakes")
