@@ -44,7 +44,6 @@ def _one_hop(bank: Bank, seeds: dict[int, float]) -> dict[int, float]:
         .exclude(entity_id__in=seeds)
         .values("entity_id")
         .annotate(together=Count("episode_id"))
-        .filter(together__gte=2)
         .order_by("-together", "entity_id")[:MAX_HOP_ENTITIES]
     )
     strongest = max(seeds.values())

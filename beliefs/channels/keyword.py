@@ -107,17 +107,24 @@ def search(
     terms = terms or query_terms(bank=bank, text=query_text)
     if terms.empty:
         return []
-    tsquery = _tsquery(terms.selective)
+    scoped = episodes_matching(bank=bank, filters=filters, as_of=as_of)
+    rows = _bm25_over_matches(scoped, terms.selective, terms, limit)
+    if len(rows) < limit and len(terms.selective) < len(terms.idf):
+        # Few episodes hold the rare words: let the common ones select candidates too.
+        rows = _bm25_over_matches(scoped, sorted(terms.idf), terms, limit)
+    return [Hit(item_id=pk, channel=CHANNEL, rank=rank, score=score) for rank, (pk, score) in enumerate(rows, 1)]
+
+
+def _bm25_over_matches(scoped, lexemes, terms: QueryTerms, limit: int) -> list[tuple[int, float]]:
+    tsquery = _tsquery(lexemes)
     candidates = (
-        episodes_matching(bank=bank, filters=filters, as_of=as_of)
-        .filter(search_vector=tsquery)
+        scoped.filter(search_vector=tsquery)
         .annotate(prerank=SearchRank(F("search_vector"), tsquery, normalization=Value(1)))
         .order_by("-prerank")
         .values("id", "search_vector")[:_MAX_SCORED]
     )
     sql, params = candidates.query.sql_with_params()
-    rows = _bm25(sql, list(params), terms, limit)
-    return [Hit(item_id=pk, channel=CHANNEL, rank=rank, score=score) for rank, (pk, score) in enumerate(rows, 1)]
+    return _bm25(sql, list(params), terms, limit)
 
 
 def scores_for(*, bank: Bank, terms: QueryTerms, episode_ids: list[int]) -> dict[int, float]:

@@ -32,7 +32,7 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
         ),
     ),
     ("ticket", re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{1,7}\b")),
-    ("host", re.compile(r"\b[a-z][a-z0-9]*(?:-[a-z0-9]+)*-\d{1,4}[a-z]?\b")),
+    ("host", re.compile(r"\b[a-zA-Z][a-zA-Z0-9]*(?:-[a-zA-Z0-9]+)*-\d{1,4}[a-z]?\b|\b[a-zA-Z]{2,}\d{1,4}\b")),
     ("service", re.compile(r"\b[a-z][a-z0-9]+(?:-[a-z0-9]+)*-(?:api|svc|service|workers?|db|cache|queue|gateway)\b")),
     ("version", re.compile(r"\b[a-z][\w-]*\s+v\d+(?:\.\d+)+\b", re.I)),
     ("signature", re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+){1,5}\b")),

@@ -10,6 +10,7 @@ cross-encoder can replace the dense/lexical mix when one is configured.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -19,6 +20,7 @@ from beliefs.engine.types import FusedCandidate
 
 DEFAULT_WEIGHTS = {"dense": 0.5, "lexical": 0.5, "temporal": 0.1, "graph": 0.1, "fusion": 0.05}
 DUPLICATE_SIMILARITY = 0.97
+DUPLICATE_WORD_OVERLAP = 0.85
 
 
 @dataclass(frozen=True)
@@ -89,25 +91,46 @@ def keep_order(candidates: Sequence[FusedCandidate]) -> list[Ranked]:
     return [Ranked(candidate=c, score=c.score) for c in candidates]
 
 
+def _words(text: str) -> frozenset[str]:
+    return frozenset(re.findall(r"[^\W_]+", text.lower()))
+
+
+def _same_words(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a or b else 1.0
+
+
 def collapse_duplicates(
-    ranked: list[Ranked], vectors: dict[int, np.ndarray], threshold: float = DUPLICATE_SIMILARITY
+    ranked: list[Ranked],
+    vectors: dict[int, np.ndarray],
+    texts: dict[int, str],
+    threshold: float = DUPLICATE_SIMILARITY,
 ) -> list[Ranked]:
-    """Drop items nearly identical (cosine >= ``threshold``) to a higher-ranked item; the
-    survivor lists the ids it absorbed."""
+    """Drop items that repeat a higher-ranked item: the same words, or nearly the same
+    meaning (cosine >= ``threshold``) with nearly the same words. The survivor lists the
+    ids it absorbed. "disk alert on db-01" and "… db-02" are different items."""
     kept: list[Ranked] = []
     kept_vectors: list[np.ndarray] = []
-    blank = np.zeros_like(next(iter(vectors.values()))) if vectors else np.zeros(1)
+    kept_words: list[frozenset[str]] = []
     absorbed: dict[int, list[int]] = {}
+    blank = np.zeros_like(next(iter(vectors.values()))) if vectors else np.zeros(1)
     for item in ranked:
-        vector = vectors.get(item.candidate.item_id)
-        if vector is not None and kept_vectors:
+        pk = item.candidate.item_id
+        vector = vectors.get(pk, blank)
+        words = _words(texts.get(pk, ""))
+        duplicate_of = None
+        if kept:
             similarities = np.stack(kept_vectors) @ vector
-            best = int(np.argmax(similarities))
-            if similarities[best] >= threshold:
-                absorbed.setdefault(kept[best].candidate.item_id, []).append(item.candidate.item_id)
-                continue
+            for index in np.flatnonzero(similarities >= threshold - 0.02):
+                overlap = _same_words(words, kept_words[index])
+                if overlap == 1.0 or (similarities[index] >= threshold and overlap >= DUPLICATE_WORD_OVERLAP):
+                    duplicate_of = int(index)
+                    break
+        if duplicate_of is not None:
+            absorbed.setdefault(kept[duplicate_of].candidate.item_id, []).append(pk)
+            continue
         kept.append(item)
-        kept_vectors.append(vector if vector is not None else blank)
+        kept_vectors.append(vector)
+        kept_words.append(words)
     return [
         Ranked(
             candidate=r.candidate,

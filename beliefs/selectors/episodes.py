@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import numpy as np
 from django.db.models import QuerySet
 
 from banks.models import Bank
@@ -55,8 +56,6 @@ def retain_batch_get(*, bank: Bank, batch_id: int) -> RetainBatch | None:
 
 def episode_vectors(*, bank: Bank, ids: list[int]) -> dict[int, np.ndarray]:
     """Embeddings of episodes of ``bank`` by id, as float32 arrays."""
-    import numpy as np
-
     if not ids:
         return {}
     rows = Episode.objects.filter(bank_id=bank.pk, pk__in=ids).values_list("id", "embedding")

@@ -8,6 +8,7 @@ queue behind each other instead of deadlocking.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 from django.db import connection
@@ -18,13 +19,16 @@ from beliefs.engine.temporal import mentions_time, parse_time_ranges
 from beliefs.models import Episode, EpisodeEntity
 
 _MAX_LEXEME = 255
+_MAX_ALIASES = 20
 
 
 def episodes_index(*, bank: Bank, episode_ids: list[int]) -> None:
     """Link ``episode_ids`` (new episodes of ``bank``) to entities, time ranges and term statistics."""
     if not episode_ids:
         return
-    episodes = list(Episode.objects.filter(bank=bank, pk__in=episode_ids).only("id", "content", "occurred_at"))
+    episodes = list(
+        Episode.objects.filter(bank=bank, pk__in=episode_ids).only("id", "content", "occurred_at").order_by("id")
+    )
     _index_time(episodes)
     _index_entities(bank, episodes)
     _adjust_term_stats(bank, [episode.pk for episode in episodes], sign=1)
@@ -63,27 +67,34 @@ def _index_time(episodes: list[Episode]) -> None:
 def _index_entities(bank: Bank, episodes: list[Episode]) -> None:
     mentions: dict[int, list] = {episode.pk: extract_entities(episode.content) for episode in episodes}
     first_seen: dict[str, tuple[str, str]] = {}
+    spellings: dict[str, set[str]] = {}
     frequency: Counter = Counter()
     for found in mentions.values():
         for entity in found:
             first_seen.setdefault(entity.key, (entity.name, entity.kind))
+            spellings.setdefault(entity.key, set()).add(entity.name)
             frequency[entity.key] += 1
     if not frequency:
         return
     keys = sorted(frequency)
+    aliases = [json.dumps(sorted(spellings[k] - {first_seen[k][0]})[:_MAX_ALIASES]) for k in keys]
     with connection.cursor() as cursor:
         cursor.execute(
             """
             INSERT INTO beliefs_entity (tenant_id, bank_id, key, name, kind, aliases, episode_count, created_at)
-            SELECT %s, %s, k, n, kd, '[]'::jsonb, c, now()
-            FROM unnest(%s::text[], %s::text[], %s::text[], %s::int[]) AS t(k, n, kd, c)
+            SELECT %s, %s, k, n, kd, a::jsonb, c, now()
+            FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::int[]) AS t(k, n, kd, a, c)
             ON CONFLICT (bank_id, key) DO UPDATE SET
                 episode_count = beliefs_entity.episode_count + EXCLUDED.episode_count,
                 aliases = CASE
-                    WHEN beliefs_entity.name = EXCLUDED.name OR beliefs_entity.aliases @> to_jsonb(ARRAY[EXCLUDED.name])
-                        OR jsonb_array_length(beliefs_entity.aliases) >= 20
-                    THEN beliefs_entity.aliases
-                    ELSE beliefs_entity.aliases || to_jsonb(ARRAY[EXCLUDED.name]) END
+                    WHEN jsonb_array_length(beliefs_entity.aliases) >= %s THEN beliefs_entity.aliases
+                    ELSE (
+                        SELECT coalesce(jsonb_agg(DISTINCT spelling ORDER BY spelling), '[]'::jsonb)
+                        FROM jsonb_array_elements_text(
+                            beliefs_entity.aliases || EXCLUDED.aliases || to_jsonb(ARRAY[EXCLUDED.name])
+                        ) AS spelling
+                        WHERE spelling <> beliefs_entity.name
+                    ) END
             RETURNING id, key
             """,
             [
@@ -92,7 +103,9 @@ def _index_entities(bank: Bank, episodes: list[Episode]) -> None:
                 keys,
                 [first_seen[k][0] for k in keys],
                 [first_seen[k][1] for k in keys],
+                aliases,
                 [frequency[k] for k in keys],
+                _MAX_ALIASES,
             ],
         )
         ids = dict((key, pk) for pk, key in cursor.fetchall())

@@ -153,7 +153,7 @@ def recall(
         if settings.MEMORYHUB["RERANK_MODEL"]:
             cross = cross_encoder_scores(query, [episodes[pk].content if pk in episodes else "" for pk in ids])
         reranked = rerank(pool, dense=dense, lexical=lexical, weights=policy.get("rerank_weights"), cross_scores=cross)
-        ordered = collapse_duplicates(reranked, vectors)
+        ordered = collapse_duplicates(reranked, vectors, {pk: episode.content for pk, episode in episodes.items()})
     else:
         ordered = keep_order(pool)
 

@@ -26,3 +26,18 @@ def test_swagger_ui_is_served_without_a_cdn(client, db):
     html = client.get("/api/docs/").content.decode()
     assert "swagger-ui" in html
     assert "cdn.jsdelivr.net" not in html and "unpkg.com" not in html
+
+
+def test_metrics_endpoint_exposes_recall_metrics(client, db, settings):
+    settings.METRICS_ACCESS = "open"
+    body = client.get("/metrics").content.decode()
+    assert "memoryhub_recall_budget_utilisation_ratio_bucket" in body
+    assert "memoryhub_recall_latency_seconds_bucket" in body
+
+
+def test_metrics_can_require_a_token_or_be_off(client, db, settings):
+    settings.METRICS_ACCESS = "scrape-secret"
+    assert client.get("/metrics").status_code == 401
+    assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer scrape-secret").status_code == 200
+    settings.METRICS_ACCESS = "off"
+    assert client.get("/metrics").status_code == 404

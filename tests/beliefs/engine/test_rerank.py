@@ -44,9 +44,20 @@ def test_near_duplicates_collapse_into_the_higher_ranked_item():
     b = np.array([0.999, 0.0447])
     c = np.array([0.0, 1.0])  # noqa: E702
     ranked = keep_order([candidate(1), candidate(2), candidate(3)])
-    kept = collapse_duplicates(ranked, {1: a, 2: b / np.linalg.norm(b), 3: c})
+    texts = {1: "backup finished on db-01", 2: "Backup finished on db-01!", 3: "something else"}
+    kept = collapse_duplicates(ranked, {1: a, 2: b / np.linalg.norm(b), 3: c}, texts)
     assert [r.candidate.item_id for r in kept] == [1, 3]
     assert kept[0].duplicates == (2,)
+
+
+def test_similar_items_about_different_entities_are_kept():
+    a = np.array([1.0, 0.0])
+    b = np.array([0.995, 0.0999])  # noqa: E702
+    ranked = keep_order([candidate(1), candidate(2)])
+    kept = collapse_duplicates(
+        ranked, {1: a, 2: b / np.linalg.norm(b)}, {1: "disk alert on db-01", 2: "disk alert on db-02"}
+    )
+    assert [r.candidate.item_id for r in kept] == [1, 2]
 
 
 def test_long_item_is_trimmed_to_its_matching_passage():

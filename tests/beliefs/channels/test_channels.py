@@ -1,0 +1,117 @@
+"""Each channel on its own, against the real database."""
+
+from datetime import timedelta
+
+from django.utils.dateparse import parse_datetime
+
+from beliefs.channels import graph, keyword, temporal
+from beliefs.engine.temporal import parse_time_ranges
+from beliefs.models import BankTerm, BankTextStats, Entity, Episode
+from beliefs.services.forget import episode_delete
+from memoryhub.embeddings import embed_query
+from tests.conftest import retain_texts
+
+
+def texts(bank, hits):
+    contents = dict(Episode.objects.filter(bank=bank).values_list("id", "content"))
+    return [contents[hit.item_id] for hit in hits]
+
+
+def test_keyword_bm25_rewards_the_rare_term(caller):
+    retain_texts(caller.bank, [f"alert fired on host number {n}" for n in range(20)])
+    retain_texts(caller.bank, ["quasar calibration drifted", "alert alert alert on the quasar array"])
+    hits = keyword.search(bank=caller.bank, query_text="alert quasar", limit=5)
+    top_two = texts(caller.bank, hits[:2])
+    assert set(top_two) == {"quasar calibration drifted", "alert alert alert on the quasar array"}
+    assert hits[0].score > hits[2].score
+
+
+def test_term_statistics_follow_retain_and_delete(caller):
+    [first, _] = retain_texts(caller.bank, ["zebra crossing closed", "zebra spotted near gate"])
+    zebra = BankTerm.objects.get(bank=caller.bank, lexeme="zebra")
+    assert zebra.doc_count == 2
+    assert BankTextStats.objects.get(bank=caller.bank).doc_count == 2
+    episode_delete(bank=caller.bank, episode_id=first)
+    assert BankTerm.objects.get(bank=caller.bank, lexeme="zebra").doc_count == 1
+    assert not BankTerm.objects.filter(bank=caller.bank, lexeme="cross").exists()
+    assert BankTextStats.objects.get(bank=caller.bank).doc_count == 1
+
+
+def test_keyword_query_of_only_unknown_or_stop_words_finds_nothing(caller):
+    retain_texts(caller.bank, ["the cache was cold"])
+    assert keyword.search(bank=caller.bank, query_text="the and of", limit=5) == []
+    assert keyword.search(bank=caller.bank, query_text="xylophone", limit=5) == []
+
+
+def test_entities_are_linked_and_spellings_merge(caller):
+    retain_texts(caller.bank, ["Disk alert on db-01 overnight", "DB01 rebooted by the on-call engineer"])
+    entity = Entity.objects.get(bank=caller.bank, key="db01")
+    assert entity.episode_count == 2
+    assert entity.name == "db-01" and entity.aliases == ["DB01"]
+    assert entity.episode_links.count() == 2
+
+
+def test_graph_channel_follows_entities_and_one_hop(caller):
+    retain_texts(
+        caller.bank,
+        [
+            "INC-2291 opened: checkout-api failing",
+            "INC-2291 traced to cert rotation on gateway-7",
+            "gateway-7 certificate renewed by Dana",
+            "checkout-api latency is fine today",
+            "Lunch order for the team",
+        ],
+    )
+    hits = graph.search(bank=caller.bank, query_text="what caused inc 2291?", limit=10)
+    found = texts(caller.bank, hits)
+    assert set(found[:2]) == {"INC-2291 opened: checkout-api failing", "INC-2291 traced to cert rotation on gateway-7"}
+    # One hop: gateway-7 and checkout-api co-occur with INC-2291, so their other episodes come too, ranked lower.
+    assert set(found[2:]) == {"gateway-7 certificate renewed by Dana", "checkout-api latency is fine today"}
+    assert hits[2].score < hits[1].score
+    assert "Lunch order for the team" not in found
+
+
+def test_graph_ignores_entities_present_everywhere(caller):
+    retain_texts(caller.bank, [f"Caroline: message {n} about something" for n in range(10)])
+    assert graph.search(bank=caller.bank, query_text="What did Caroline say?", limit=5) == []
+
+
+def test_episode_records_the_time_its_text_talks_about(caller):
+    [episode_id] = retain_texts(
+        caller.bank, ["I went to the support group yesterday"], occurred_at=parse_datetime("2023-05-08T13:56:00Z")
+    )
+    episode = Episode.objects.get(pk=episode_id)
+    assert episode.mentions_time is True
+    assert episode.mentioned_start.date().isoformat() == "2023-05-07"
+
+
+def test_temporal_channel_returns_the_months_episodes(caller):
+    for month, text in [(5, "painted a sunrise"), (6, "went camping with the kids"), (7, "signed up for pottery")]:
+        retain_texts(caller.bank, [f"Melanie {text}"], occurred_at=parse_datetime(f"2023-0{month}-10T10:00:00Z"))
+    reference = temporal.reference_time(bank=caller.bank, now=None, as_of=None)
+    assert reference == parse_datetime("2023-07-10T10:00:00Z")
+    query = "What did Melanie do in June?"
+    hits = temporal.search(
+        bank=caller.bank,
+        query_text=query,
+        query_vector=embed_query(query),
+        limit=5,
+        ranges=parse_time_ranges(query, reference),
+    )
+    assert texts(caller.bank, hits) == ["Melanie went camping with the kids"]
+
+
+def test_when_question_prefers_episodes_that_carry_time(caller):
+    retain_texts(caller.bank, ["Caroline loves the support group", "Caroline went to the support group last Friday"])
+    query = "When did Caroline go to the support group?"
+    hits = temporal.search(bank=caller.bank, query_text=query, query_vector=embed_query(query), limit=5, ranges=[])
+    assert texts(caller.bank, hits) == ["Caroline went to the support group last Friday"]
+
+
+def test_request_now_overrides_the_reference(caller):
+    retain_texts(caller.bank, ["old"], occurred_at=parse_datetime("2023-01-01T00:00:00Z"))
+    now = parse_datetime("2024-02-02T00:00:00Z")
+    assert temporal.reference_time(bank=caller.bank, now=now, as_of=None) == now
+    as_of = parse_datetime("2022-06-01T00:00:00Z")
+    assert temporal.reference_time(bank=caller.bank, now=None, as_of=as_of) is None
+    assert now - timedelta(days=1) < now

@@ -1,0 +1,74 @@
+"""The recall service end to end: parallel channels, rerank, trimming, metrics."""
+
+import pytest
+from django.test import override_settings
+
+from beliefs.services.recall import recall
+from memoryhub import metrics
+from tests.conftest import make_caller, retain_texts
+
+CORPUS = [
+    "Alert DiskLatencyHigh fired on db-01 during the nightly backup window.",
+    "Analyst closed DiskLatencyHigh on db-01: the backup saturates the disk.",
+    "Checkout errors traced to an expired TLS certificate on gateway-7.",
+    "Melanie went camping with her kids last weekend.",
+    "Caroline joined a new activist group on Tuesday.",
+    "Quarterly revenue grew twelve percent in the enterprise segment.",
+]
+
+
+def summary(result):
+    return [(item.item_id, item.channels, item.tokens) for item in result.items]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_parallel_channels_return_what_sequential_channels_return():
+    caller = make_caller()
+    retain_texts(caller.bank, CORPUS)
+    for query in ["db-01 disk alerts", "When did Melanie go camping?", "certificate problems at checkout"]:
+        parallel = recall(bank=caller.bank, query=query, budget_tokens=60)
+        with override_settings(MEMORYHUB={**_settings(), "PARALLEL_CHANNELS": False}):
+            sequential = recall(bank=caller.bank, query=query, budget_tokens=60)
+        assert summary(parallel) == summary(sequential)
+        assert parallel.items, query
+        assert set(parallel.channel_ms) >= {"semantic", "keyword", "graph", "temporal"}
+
+
+def _settings():
+    from django.conf import settings
+
+    return dict(settings.MEMORYHUB)
+
+
+def test_long_item_is_trimmed_into_a_small_budget(caller):
+    filler = " ".join(f"Routine status line {n} with nothing to report." for n in range(40))
+    retain_texts(caller.bank, [f"{filler} The root cause was a corrupted index on shard nine. {filler}"])
+    result = recall(bank=caller.bank, query="root cause corrupted index shard", budget_tokens=40)
+    [item] = result.items
+    assert item.trimmed is True
+    assert "corrupted index on shard nine" in item.text
+    assert item.tokens <= 40 and result.tokens_used <= 40 and result.trimmed == 1
+
+
+def test_rerank_changes_what_fits_a_tight_budget(caller):
+    # Many near-misses share a common word with the query; one item matches its rare terms.
+    retain_texts(caller.bank, [f"Status report {n}: systems nominal, disk usage normal." for n in range(30)])
+    retain_texts(caller.bank, ["Zanzibar replica quarantined after checksum mismatch."])
+    query = "why was the zanzibar replica quarantined (disk status)"
+    with_rerank = recall(bank=caller.bank, query=query, budget_tokens=15)
+    assert [item.text for item in with_rerank.items] == ["Zanzibar replica quarantined after checksum mismatch."]
+    assert with_rerank.items[0].features["lexical"] > 0
+
+
+def test_near_duplicates_are_collapsed_and_cited(caller):
+    ids = retain_texts(caller.bank, ["Backup job finished on db-01.", "Backup job finished on db-01!"])
+    result = recall(bank=caller.bank, query="backup job db-01", budget_tokens=200)
+    assert len(result.items) == 1
+    assert set(result.items[0].duplicates) | {result.items[0].item_id} == set(ids)
+
+
+def test_recall_exports_budget_utilisation(caller):
+    retain_texts(caller.bank, CORPUS)
+    before = metrics.RECALL_BUDGET_UTILISATION._sum.get()
+    result = recall(bank=caller.bank, query="disk alert", budget_tokens=100)
+    assert metrics.RECALL_BUDGET_UTILISATION._sum.get() == pytest.approx(before + result.tokens_used / 100)
