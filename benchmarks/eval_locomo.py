@@ -42,6 +42,7 @@ def load_conversation(path: Path) -> tuple[list[dict], list[dict]]:
                     "occurred_at": (stamp + timedelta(seconds=30 * index)).isoformat() + "Z",
                     "source": "chat",
                     "subject": turn["speaker"],
+                    "thread": f"session-{session}",
                     "metadata": {"dia_id": turn["dia_id"], "session": session},
                 }
             )
@@ -61,10 +62,11 @@ def main() -> None:
     parser.add_argument("--budgets", default=",".join(map(str, BUDGETS)))
     parser.add_argument("--limit", type=int, default=0, help="questions per conversation (0: all)")
     parser.add_argument("--output", default="locomo")
+    parser.add_argument("--database", default="memoryhub_eval")
     args = parser.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
 
-    setup_django("memoryhub_eval", fresh=True)
+    setup_django(args.database, fresh=True)
     from rest_framework.test import APIClient
 
     from banks.services.api_keys import api_key_issue

@@ -19,6 +19,13 @@ class RetainItemInputSerializer(StrictInputSerializer):
     occurred_at = serializers.DateTimeField(required=False)
     source = serializers.RegexField(_SOURCE, required=False, default="api")
     subject = serializers.CharField(max_length=255, required=False, allow_blank=True, default="")
+    thread = serializers.CharField(
+        max_length=128,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="Conversation, session or incident id; recall brings neighbouring episodes of a thread along.",
+    )
     provenance = serializers.ChoiceField(choices=Provenance.choices, required=False, default=Provenance.USER)
     metadata = serializers.DictField(required=False, default=dict)
     idempotency_key = serializers.CharField(max_length=128, required=False)
@@ -107,6 +114,7 @@ class EpisodeOutputSerializer(serializers.ModelSerializer):
             "recorded_at",
             "source",
             "subject",
+            "thread",
             "provenance",
             "metadata",
             "content_hash",

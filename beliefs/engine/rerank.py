@@ -18,7 +18,7 @@ import numpy as np
 
 from beliefs.engine.types import FusedCandidate
 
-DEFAULT_WEIGHTS = {"dense": 0.5, "lexical": 0.5, "temporal": 0.1, "graph": 0.1, "fusion": 0.05}
+DEFAULT_WEIGHTS = {"dense": 0.5, "lexical": 0.5, "temporal": 0.1, "graph": 0.1, "fusion": 0.05, "context": 0.3}
 DUPLICATE_SIMILARITY = 0.97
 DUPLICATE_WORD_OVERLAP = 0.85
 
@@ -47,11 +47,15 @@ def rerank(
     lexical: dict[int, float],
     weights: dict[str, float] | None = None,
     cross_scores: np.ndarray | None = None,
+    neighbours: dict[int, tuple[int | None, int | None]] | None = None,
 ) -> list[Ranked]:
     """Order ``candidates`` by a weighted mix of normalised signals (highest first).
 
     ``dense`` holds each candidate's cosine similarity to the query, in candidate order;
-    ``cross_scores``, when given, replaces the dense and lexical signals.
+    ``cross_scores``, when given, replaces the dense and lexical signals. ``neighbours``
+    maps a candidate to the previous and next episode of its thread: a candidate gains
+    ``context`` times the stronger neighbour's own score, because in a conversation the
+    answer sits next to the turn that matches the question.
     """
     if not candidates:
         return []
@@ -69,7 +73,14 @@ def rerank(
         base = (w["dense"] + w["lexical"]) * _normalise(np.asarray(cross_scores, dtype=np.float64))
     else:
         base = w["dense"] * dense_n + w["lexical"] * lex_n
-    scores = base + w["temporal"] * temporal + w["graph"] * graph_n + w["fusion"] * fusion_n
+    own = base + w["temporal"] * temporal + w["graph"] * graph_n + w["fusion"] * fusion_n
+    position = {pk: index for index, pk in enumerate(ids)}
+    context = np.zeros_like(own)
+    for index, pk in enumerate(ids):
+        around = [position[n] for n in (neighbours or {}).get(pk, ()) if n is not None and n in position]
+        if around:
+            context[index] = max(own[i] for i in around)
+    scores = own + w["context"] * context
     order = sorted(range(len(candidates)), key=lambda i: (-scores[i], -fusion[i], ids[i]))
     return [
         Ranked(
@@ -80,6 +91,7 @@ def rerank(
                 "lexical": round(float(lex[i]), 6),
                 "temporal": float(temporal[i]),
                 "graph": round(float(graph[i]), 6),
+                "context": round(float(context[i]), 6),
             },
         )
         for i in order

@@ -38,6 +38,8 @@ class Episode(models.Model):
     recorded_at = models.DateTimeField(default=timezone.now)
     source = models.CharField(max_length=64, default="api")
     subject = models.CharField(max_length=255, blank=True, default="")
+    # A conversation, session or incident the episode belongs to; neighbours in a thread give context.
+    thread = models.CharField(max_length=128, blank=True, default="")
     provenance = models.CharField(max_length=16, choices=Provenance.choices, default=Provenance.USER)
     metadata = models.JSONField(default=dict, blank=True)
     content_hash = models.CharField(max_length=64)
@@ -75,6 +77,7 @@ class Episode(models.Model):
             models.Index(name="beliefs_episode_bank_recorded", fields=["bank", "recorded_at"]),
             models.Index(name="beliefs_episode_bank_subject", fields=["bank", "subject"]),
             models.Index(name="beliefs_episode_bank_source", fields=["bank", "source"]),
+            models.Index(name="beliefs_episode_bank_thread", fields=["bank", "thread", "occurred_at", "id"]),
             models.Index(
                 name="beliefs_episode_bank_timed",
                 fields=["bank", "occurred_at"],

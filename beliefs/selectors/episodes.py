@@ -60,3 +60,27 @@ def episode_vectors(*, bank: Bank, ids: list[int]) -> dict[int, np.ndarray]:
         return {}
     rows = Episode.objects.filter(bank_id=bank.pk, pk__in=ids).values_list("id", "embedding")
     return {pk: np.asarray(vector, dtype=np.float32) for pk, vector in rows}
+
+
+def episode_thread_neighbours(*, bank: Bank, ids: list[int]) -> dict[int, tuple[int | None, int | None]]:
+    """For each episode of ``ids`` that has a thread: the previous and next episode of that thread."""
+    if not ids:
+        return {}
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT p.id,
+                (SELECT e.id FROM beliefs_episode e
+                 WHERE e.bank_id = p.bank_id AND e.thread = p.thread AND (e.occurred_at, e.id) < (p.occurred_at, p.id)
+                 ORDER BY e.occurred_at DESC, e.id DESC LIMIT 1),
+                (SELECT e.id FROM beliefs_episode e
+                 WHERE e.bank_id = p.bank_id AND e.thread = p.thread AND (e.occurred_at, e.id) > (p.occurred_at, p.id)
+                 ORDER BY e.occurred_at, e.id LIMIT 1)
+            FROM beliefs_episode p
+            WHERE p.bank_id = %s AND p.id = ANY(%s) AND p.thread <> ''
+            """,
+            [bank.pk, list(ids)],
+        )
+        return {pk: (before, after) for pk, before, after in cursor.fetchall()}

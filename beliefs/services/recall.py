@@ -28,8 +28,13 @@ from beliefs.channels import graph, keyword, recency, semantic, temporal
 from beliefs.engine.fusion import reciprocal_rank_fusion
 from beliefs.engine.packing import MIN_TRIM_SOURCE_TOKENS, best_passage, pack_greedy
 from beliefs.engine.rerank import collapse_duplicates, keep_order, rerank
-from beliefs.engine.types import Hit, PackedItem, RecallFilters, RecallResult
-from beliefs.selectors.episodes import episode_vectors, episodes_by_ids
+from beliefs.engine.types import FusedCandidate, Hit, PackedItem, RecallFilters, RecallResult
+from beliefs.selectors.episodes import (
+    episode_thread_neighbours,
+    episode_vectors,
+    episodes_by_ids,
+    episodes_matching,
+)
 from memoryhub import metrics
 from memoryhub.embeddings import cross_encoder_scores, embed_query
 from memoryhub.tokens import count_tokens
@@ -92,6 +97,20 @@ class _Done:
         return self.value
 
 
+def _with_thread_neighbours(bank, pool, *, filters, as_of):
+    """Add the thread neighbours of pool candidates (that pass the filters) as ``context`` candidates."""
+    neighbours = episode_thread_neighbours(bank=bank, ids=[candidate.item_id for candidate in pool])
+    in_pool = {candidate.item_id for candidate in pool}
+    missing = {pk for pair in neighbours.values() for pk in pair if pk is not None and pk not in in_pool}
+    if missing:
+        allowed = episodes_matching(bank=bank, filters=filters, as_of=as_of).filter(pk__in=missing)
+        pool = pool + [
+            FusedCandidate(item_id=pk, score=0.0, channels=("context",))
+            for pk in sorted(allowed.values_list("id", flat=True))
+        ]
+    return pool, neighbours
+
+
 def recall(
     *,
     bank: Bank,
@@ -143,6 +162,9 @@ def recall(
     policy = bank.policy if isinstance(bank.policy, dict) else {}
     fused = reciprocal_rank_fusion(ranked, k=settings.MEMORYHUB["RRF_K"], weights=policy.get("channel_weights"))
     pool = fused[: 2 * limit]
+    neighbours = {}
+    if rerank_results and pool:
+        pool, neighbours = _with_thread_neighbours(bank, pool, filters=filters, as_of=as_of)
     episodes = episodes_by_ids(bank=bank, ids=[candidate.item_id for candidate in pool])
     if rerank_results and pool:
         ids = [candidate.item_id for candidate in pool]
@@ -152,7 +174,14 @@ def recall(
         cross = None
         if settings.MEMORYHUB["RERANK_MODEL"]:
             cross = cross_encoder_scores(query, [episodes[pk].content if pk in episodes else "" for pk in ids])
-        reranked = rerank(pool, dense=dense, lexical=lexical, weights=policy.get("rerank_weights"), cross_scores=cross)
+        reranked = rerank(
+            pool,
+            dense=dense,
+            lexical=lexical,
+            weights=policy.get("rerank_weights"),
+            cross_scores=cross,
+            neighbours=neighbours,
+        )
         ordered = collapse_duplicates(reranked, vectors, {pk: episode.content for pk, episode in episodes.items()})
     else:
         ordered = keep_order(pool)

@@ -36,6 +36,7 @@ class RetainItem:
     occurred_at: datetime | None = None
     source: str = "api"
     subject: str = ""
+    thread: str = ""
     provenance: str = Provenance.USER
     metadata: dict = field(default_factory=dict)
     idempotency_key: str | None = None
@@ -76,7 +77,8 @@ def item_dedupe_key(item: RetainItem) -> str:
     if item.idempotency_key:
         return f"key:{item.idempotency_key}"
     identity = json.dumps(
-        [item.content, item.occurred_at.isoformat() if item.occurred_at else None, item.source, item.subject],
+        [item.content, item.occurred_at.isoformat() if item.occurred_at else None, item.source, item.subject]
+        + ([item.thread] if item.thread else []),
         ensure_ascii=False,
     )
     return "hash:" + hashlib.sha256(identity.encode()).hexdigest()
@@ -240,6 +242,7 @@ def _store(
                 recorded_at=now,
                 source=item.source,
                 subject=item.subject,
+                thread=item.thread,
                 provenance=item.provenance,
                 metadata=item.metadata,
                 content_hash=hashlib.sha256(item.content.encode()).hexdigest(),

@@ -72,3 +72,32 @@ def test_recall_exports_budget_utilisation(caller):
     before = metrics.RECALL_BUDGET_UTILISATION._sum.get()
     result = recall(bank=caller.bank, query="disk alert", budget_tokens=100)
     assert metrics.RECALL_BUDGET_UTILISATION._sum.get() == pytest.approx(before + result.tokens_used / 100)
+
+
+def test_thread_neighbour_of_a_strong_match_comes_along(caller):
+    from django.utils.dateparse import parse_datetime
+
+    from beliefs.services.retain import RetainItem, retain
+
+    turns = [
+        "Melanie: What did you paint for the exhibition?",
+        "Caroline: A big canvas of the harbour at dawn.",
+        "Melanie: Lovely, I have to see it.",
+    ]
+    noise = [f"Caroline: unrelated chatter number {n} about groceries" for n in range(40)]
+    items = [
+        RetainItem(content=text, thread="session-1", occurred_at=parse_datetime(f"2023-05-08T10:0{i}:00Z"))
+        for i, text in enumerate(turns)
+    ] + [RetainItem(content=text, thread="session-2") for text in noise]
+    retain(bank=caller.bank, items=items)
+
+    result = recall(bank=caller.bank, query="What did Caroline paint for the exhibition?", budget_tokens=40)
+    texts = [item.text for item in result.items]
+    assert "Caroline: A big canvas of the harbour at dawn." in texts
+    answer = next(item for item in result.items if item.text.startswith("Caroline: A big canvas"))
+    assert answer.features["context"] > 0
+
+    without = recall(
+        bank=caller.bank, query="What did Caroline paint for the exhibition?", budget_tokens=40, rerank_results=False
+    )
+    assert len(without.items) >= 1
