@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup system-deps run test bench lint stop clean
+.PHONY: setup system-deps run test bench eval bench-scale lint stop clean
 
 system-deps:
 	@if ! command -v redis-server >/dev/null 2>&1; then \
@@ -39,7 +39,22 @@ test: setup
 
 bench: setup
 	$(PY) manage.py services
-	$(PY) benchmarks/bench_foundation.py
+	cd benchmarks && ../$(PY) bench_foundation.py
+	$(PY) benchmarks/update_readme.py
+
+# LoCoMo evidence recall through the API, with baselines and ablations (about 30 minutes on 2 cores).
+eval: setup
+	$(PY) manage.py services
+	cd benchmarks && ../$(PY) eval_locomo.py --modes full,keyword,semantic,recent --output locomo
+	cd benchmarks && ../$(PY) eval_locomo.py --database memoryhub_eval2 --budgets 512,1024,2048 \
+		--modes full,full-no-rerank,full-no-temporal,full-no-graph,semantic+keyword,graph,temporal --output locomo-ablations
+	$(PY) benchmarks/update_readme.py
+
+# Recall at 100,000 episodes (minutes) and 1,000,000 episodes (about an hour: bulk load and HNSW build).
+bench-scale: setup
+	$(PY) manage.py services
+	cd benchmarks && ../$(PY) bench_scale.py --size 100000
+	cd benchmarks && ../$(PY) bench_scale.py --size 1000000 --queries 100
 	$(PY) benchmarks/update_readme.py
 
 lint: setup

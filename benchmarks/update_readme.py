@@ -35,7 +35,68 @@ def foundation_table(r: dict) -> str:
     )
 
 
-SECTIONS = {"foundation": foundation_table}
+def locomo_table(r: dict) -> str:
+    budgets = [str(b) for b in r["budgets"]]
+    modes = list(r["results"])
+    lines = [
+        f"Measured {r['machine']['measured_at']} on conversations {', '.join(r['conversations'])} "
+        "(mean of the two conversations' evidence recall; `benchmarks/results/locomo.json` has per-category "
+        "figures and all-evidence rates):",
+        "",
+        "| mode | " + " | ".join(budgets) + " |",
+        "|---|" + "---|" * len(budgets),
+    ]
+    for mode in modes:
+        row = [r["results"][mode][b]["mean_of_conversations"] for b in budgets]
+        lines.append(f"| {mode} | " + " | ".join(f"{v:.3f}" for v in row) + " |")
+    singles = [m for m in ("keyword", "semantic", "recent") if m in modes]
+    if "full" in modes and singles:
+        gains = []
+        for b in budgets:
+            best = max(r["results"][m][b]["mean_of_conversations"] for m in singles)
+            gains.append(f"{100 * (r['results']['full'][b]['mean_of_conversations'] - best):+.1f}")
+        lines.append("| full − best single channel (points) | " + " | ".join(gains) + " |")
+    latency = r.get("latency", {})
+    if latency:
+        lines.append("")
+        lines.append(
+            "Latency per recall through the API in-process, all budgets: "
+            + "; ".join(f"{mode} p50 {v['p50_ms']} ms / p95 {v['p95_ms']} ms" for mode, v in latency.items())
+        )
+    return "\n".join(lines)
+
+
+def ablation_table(r: dict) -> str:
+    budgets = [str(b) for b in r["budgets"]]
+    lines = ["| mode | " + " | ".join(budgets) + " | temporal questions @1024 |", "|---|" + "---|" * (len(budgets) + 1)]
+    for mode, by_budget in r["results"].items():
+        temporal = by_budget.get("1024", {}).get("by_category", {}).get("temporal", {}).get("evidence_recall")
+        row = [by_budget[b]["mean_of_conversations"] for b in budgets]
+        lines.append(f"| {mode} | " + " | ".join(f"{v:.3f}" for v in row) + f" | {temporal} |")
+    return "\n".join(lines)
+
+
+def scale_table(results: list[dict]) -> str:
+    lines = [
+        "| episodes | recall p50 / p95 (budget 1024) | semantic HNSW p50 / p95 | exact scan p50 / p95 "
+        "| HNSW recall@10 | 50-row bank recall@10 | HNSW build | storage (table / HNSW / GIN) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        f, s, e = r["recall_full_budget_1024"], r["semantic_hnsw_top10"], r["semantic_exact_top10"]
+        lines.append(
+            f"| {r['episodes']:,} | {f['p50_ms']} / {f['p95_ms']} ms | {s['p50_ms']} / {s['p95_ms']} ms "
+            f"| {e['p50_ms']} / {e['p95_ms']} ms | {r['hnsw_recall_at_10_vs_exact']} "
+            f"| {r['small_bank_inside']['hnsw_recall_at_10_vs_exact']} | {r['timings']['hnsw_build_s']} s "
+            f"| {r['storage_mb']['table_total']} / {r['storage_mb']['hnsw_index']} / {r['storage_mb']['gin_index']} MB |"
+        )
+    if results:
+        lines.append("")
+        lines.append(f"Vectors for bulk loading: {results[0]['vectors']}. Queries use the real model end to end.")
+    return "\n".join(lines)
+
+
+SECTIONS = {"foundation": foundation_table, "locomo": locomo_table, "locomo-ablations": ablation_table}
 
 
 def main() -> None:
@@ -48,6 +109,10 @@ def main() -> None:
         body = render(json.loads(path.read_text()))
         pattern = re.compile(rf"(<!-- bench:{name} -->\n).*?(<!-- /bench:{name} -->)", re.S)
         text = pattern.sub(lambda m, body=body: m.group(1) + body + "\n" + m.group(2), text)
+    scale = [json.loads(p.read_text()) for p in sorted(RESULTS.glob("scale-*.json"), key=lambda p: int(p.stem[6:]))]
+    if scale:
+        pattern = re.compile(r"(<!-- bench:scale -->\n).*?(<!-- /bench:scale -->)", re.S)
+        text = pattern.sub(lambda m: m.group(1) + scale_table(scale) + "\n" + m.group(2), text)
     readme.write_text(text)
 
 

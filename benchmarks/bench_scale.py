@@ -1,0 +1,286 @@
+"""Scale benchmark: recall latency and index quality at 100,000 and 1,000,000 episodes.
+
+Bulk loading skips the retain API (it would take hours on 2 cores): 5,000 distinct
+synthetic texts are embedded with the real model, and every loaded episode reuses one
+of those texts with its vector perturbed by small Gaussian noise (then re-normalised),
+so vectors are distinct but live where real embeddings live. Rows arrive by COPY, then
+the HNSW and GIN indexes are built (timed), entity links and term statistics are filled
+the way retain fills them. Queries use the real model end to end through ``recall``.
+
+A 50-episode bank inside the big table checks that filtered HNSW scans (iterative
+scans) still return the small bank's true top 10.
+Run with ``make bench-scale`` (one process per size, ``--size N``); results go to
+``benchmarks/results/scale-<size>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import time
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+from common import (
+    Timer,
+    machine,
+    rss_mb,
+    setup_django,
+    summary_ms,
+    synthetic_episode,
+    synthetic_query,
+    write_result,
+)
+
+DISTINCT_TEXTS = 5000
+NOISE = 0.015
+
+
+def load_bank(bank, size: int, texts: list[dict], vectors: np.ndarray, rng: np.random.Generator) -> dict:
+    """COPY ``size`` episodes into ``bank``; returns timings."""
+    from django.db import connection
+
+    start = datetime(2020, 1, 1, tzinfo=UTC)
+    timings = {}
+    with Timer() as copy_timer, connection.cursor() as cursor:
+        raw = cursor.connection
+        with (
+            raw.cursor() as pg,
+            pg.copy(
+                "COPY beliefs_episode (tenant_id, bank_id, content, occurred_at, recorded_at, source, subject, thread,"
+                " provenance, metadata, content_hash, dedupe_key, token_count, embedding, mentions_time)"
+                " FROM STDIN"
+            ) as copy,
+        ):
+            for offset in range(0, size, 10000):
+                count = min(10000, size - offset)
+                picks = rng.integers(0, len(texts), count)
+                noisy = vectors[picks] + rng.normal(0, NOISE, (count, vectors.shape[1])).astype(np.float32)
+                noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
+                for row, (pick, vector) in enumerate(zip(picks, noisy, strict=True)):
+                    index = offset + row
+                    text = texts[pick]
+                    occurred = start + timedelta(minutes=3 * index)
+                    copy.write_row(
+                        (
+                            bank.tenant_id,
+                            bank.pk,
+                            text["content"],
+                            occurred,
+                            occurred,
+                            text["source"],
+                            text["subject"],
+                            "",
+                            "imported",
+                            "{}",
+                            hashlib.sha256(text["content"].encode()).hexdigest(),
+                            f"load:{index}",
+                            text["tokens"],
+                            "[" + ",".join(f"{v:.6f}" for v in vector) + "]",
+                            False,
+                        )
+                    )
+    timings["copy_s"] = round(copy_timer.seconds, 1)
+    return timings
+
+
+def build_indexes(bank) -> dict:
+    from django.db import connection
+
+    timings = {}
+    with connection.cursor() as cursor:
+        cursor.execute("SET maintenance_work_mem = '6GB'")
+        cursor.execute("SET max_parallel_maintenance_workers = 1")
+        with Timer() as t:
+            cursor.execute(
+                "CREATE INDEX beliefs_episode_embedding_hnsw ON beliefs_episode"
+                " USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 128)"
+            )
+        timings["hnsw_build_s"] = round(t.seconds, 1)
+        with Timer() as t:
+            cursor.execute("CREATE INDEX beliefs_episode_search_gin ON beliefs_episode USING gin (search_vector)")
+        timings["gin_build_s"] = round(t.seconds, 1)
+        with Timer() as t:
+            cursor.execute("VACUUM ANALYZE beliefs_episode")
+        timings["vacuum_analyze_s"] = round(t.seconds, 1)
+    return timings
+
+
+def fill_statistics(bank, texts: list[dict]) -> dict:
+    """Term statistics and entity links, as retain would have written them."""
+    from django.db import connection
+
+    from beliefs.engine.entities import extract_entities
+
+    with Timer() as t, connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO beliefs_bankterm (tenant_id, bank_id, lexeme, doc_count) SELECT %s, %s, word, ndoc"
+            " FROM ts_stat(%s) WHERE length(word) <= 255",
+            [bank.tenant_id, bank.pk, f"SELECT search_vector FROM beliefs_episode WHERE bank_id = {int(bank.pk)}"],
+        )
+        cursor.execute(
+            "INSERT INTO beliefs_banktextstats (tenant_id, bank_id, doc_count, lexeme_total)"
+            " SELECT %s, %s, count(*), sum(length(search_vector)) FROM beliefs_episode WHERE bank_id = %s",
+            [bank.tenant_id, bank.pk, bank.pk],
+        )
+        by_content = {}
+        for text in texts:
+            by_content[text["content"]] = extract_entities(text["content"])
+        keys = {}
+        for found in by_content.values():
+            for entity in found:
+                keys.setdefault(entity.key, entity)
+        cursor.execute(
+            "CREATE TEMP TABLE content_entity (content text, key text) ON COMMIT DROP"
+            if connection.in_atomic_block
+            else "CREATE TEMP TABLE content_entity (content text, key text)"
+        )
+        raw = cursor.connection
+        with raw.cursor() as pg, pg.copy("COPY content_entity (content, key) FROM STDIN") as copy:
+            for content, found in by_content.items():
+                for entity in found:
+                    copy.write_row((content, entity.key))
+        cursor.execute(
+            "INSERT INTO beliefs_entity (tenant_id, bank_id, key, name, kind, aliases, episode_count, created_at)"
+            " SELECT %s, %s, k, n, kd, '[]'::jsonb, 0, now()"
+            " FROM unnest(%s::text[], %s::text[], %s::text[]) t(k, n, kd)",
+            [bank.tenant_id, bank.pk, list(keys), [e.name for e in keys.values()], [e.kind for e in keys.values()]],
+        )
+        cursor.execute(
+            "INSERT INTO beliefs_episodeentity (tenant_id, bank_id, episode_id, entity_id)"
+            " SELECT %s, %s, e.id, n.id FROM beliefs_episode e JOIN content_entity c ON c.content = e.content"
+            " JOIN beliefs_entity n ON n.bank_id = %s AND n.key = c.key WHERE e.bank_id = %s",
+            [bank.tenant_id, bank.pk, bank.pk, bank.pk],
+        )
+        cursor.execute(
+            "UPDATE beliefs_entity n SET episode_count = s.c FROM (SELECT entity_id, count(*) c"
+            " FROM beliefs_episodeentity WHERE bank_id = %s GROUP BY entity_id) s WHERE n.id = s.entity_id",
+            [bank.pk],
+        )
+        cursor.execute("DROP TABLE IF EXISTS content_entity")
+        cursor.execute("ANALYZE")
+    return {"statistics_s": round(t.seconds, 1)}
+
+
+def measure(bank, queries: list[str], *, exact_queries: int) -> dict:
+    from beliefs.channels import semantic
+    from beliefs.services.recall import recall
+    from memoryhub.embeddings import embed_query
+
+    for query in queries[:10]:
+        recall(bank=bank, query=query, budget_tokens=1024)
+    full, semantic_times, exact_times, agreements, channel_ms = [], [], [], [], []
+    for index, query in enumerate(queries):
+        with Timer() as t:
+            result = recall(bank=bank, query=query, budget_tokens=1024)
+        full.append(t.seconds)
+        channel_ms.append(result.channel_ms)
+        vector = embed_query(query)
+        with Timer() as t:
+            approx = semantic.search(bank=bank, query_vector=vector, limit=10)
+        semantic_times.append(t.seconds)
+        if index < exact_queries:
+            with Timer() as t:
+                exact = semantic.search(bank=bank, query_vector=vector, limit=10, exact=True)
+            exact_times.append(t.seconds)
+            truth = {hit.item_id for hit in exact}
+            agreements.append(len(truth & {hit.item_id for hit in approx}) / max(1, len(truth)))
+    slowest = {
+        name: round(float(np.percentile([c.get(name, 0) for c in channel_ms], 95)), 2)
+        for name in ("semantic", "keyword", "graph", "temporal")
+    }
+    return {
+        "recall_full_budget_1024": summary_ms(full),
+        "semantic_hnsw_top10": summary_ms(semantic_times),
+        "semantic_exact_top10": summary_ms(exact_times),
+        "hnsw_recall_at_10_vs_exact": round(sum(agreements) / max(1, len(agreements)), 4),
+        "channel_p95_ms": slowest,
+    }
+
+
+def run_size(size: int, queries: int) -> dict:
+    from django.db import connection
+
+    from banks.services.banks import bank_create, tenant_create
+    from memoryhub.embeddings import embed_texts, warm_up
+    from memoryhub.tokens import count_tokens
+
+    setup_django(f"memoryhub_scale_{size}", fresh=True)
+    warm_up()
+    with connection.cursor() as cursor:  # bulk load first, index after: the way large imports are done
+        cursor.execute("DROP INDEX IF EXISTS beliefs_episode_embedding_hnsw")
+        cursor.execute("DROP INDEX IF EXISTS beliefs_episode_search_gin")
+    tenant = tenant_create(slug="scale", name="Scale")
+    bank = bank_create(tenant=tenant, slug="big")
+    rng = random.Random(11)
+    start = datetime(2020, 1, 1, tzinfo=UTC)
+    texts = [synthetic_episode(rng, i, start) for i in range(DISTINCT_TEXTS)]
+    for text in texts:
+        text["tokens"] = count_tokens(text["content"])
+    with Timer() as embed_timer:
+        vectors = embed_texts([t["content"] for t in texts])
+    np_rng = np.random.default_rng(3)
+    timings = {"embed_distinct_texts_s": round(embed_timer.seconds, 1)}
+    timings.update(load_bank(bank, size, texts, vectors, np_rng))
+    small_bank = bank_create(tenant=tenant, slug="small")
+    load_bank(small_bank, 50, texts, vectors, np_rng)
+    timings.update(build_indexes(bank))
+    timings.update(fill_statistics(bank, texts))
+    qrng = random.Random(99)
+    query_texts = [synthetic_query(qrng) for _ in range(queries)]
+    measured = measure(bank, query_texts, exact_queries=min(50, queries))
+    small = small_bank_check(small_bank)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_total_relation_size('beliefs_episode'), pg_relation_size('beliefs_episode_embedding_hnsw'),"
+            " pg_relation_size('beliefs_episode_search_gin'), pg_database_size(current_database())"
+        )
+        table, hnsw, gin, database = cursor.fetchone()
+    return {
+        "episodes": size,
+        "vectors": f"{DISTINCT_TEXTS} real embeddings of synthetic texts, perturbed with N(0, {NOISE}) noise",
+        "timings": timings,
+        **measured,
+        "small_bank_inside": small,
+        "storage_mb": {
+            "table_total": round(table / 2**20),
+            "hnsw_index": round(hnsw / 2**20),
+            "gin_index": round(gin / 2**20),
+            "database": round(database / 2**20),
+        },
+        "process_rss_mb": rss_mb(),
+    }
+
+
+def small_bank_check(bank) -> dict:
+    """A 50-episode bank inside the big table: filtered HNSW scans must still find its true top 10."""
+    from beliefs.channels import semantic
+    from memoryhub.embeddings import embed_query
+
+    agreements = []
+    qrng = random.Random(5)
+    for _ in range(30):
+        vector = embed_query(synthetic_query(qrng))
+        approx = semantic.search(bank=bank, query_vector=vector, limit=10)
+        exact = semantic.search(bank=bank, query_vector=vector, limit=10, exact=True)
+        agreements.append(len({h.item_id for h in approx} & {h.item_id for h in exact}) / 10)
+    return {"episodes": 50, "hnsw_recall_at_10_vs_exact": round(sum(agreements) / len(agreements), 4)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=200)
+    args = parser.parse_args()
+    started = time.time()
+    outcome = {"benchmark": "scale", "machine": machine(), **run_size(args.size, args.queries)}
+    outcome["wall_s"] = round(time.time() - started, 1)
+    path = write_result(f"scale-{args.size}", outcome)
+    print(json.dumps(outcome, indent=1))
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
