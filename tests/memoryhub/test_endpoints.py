@@ -41,3 +41,17 @@ def test_metrics_can_require_a_token_or_be_off(client, db, settings):
     assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer scrape-secret").status_code == 200
     settings.METRICS_ACCESS = "off"
     assert client.get("/metrics").status_code == 404
+
+
+def test_swagger_assets_are_served_by_the_app(client, db):
+    response = client.get("/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js")
+    assert response.status_code == 200
+
+
+def test_schema_declares_bearer_api_keys(client, db):
+    schema = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    assert schema["components"]["securitySchemes"]["ApiKey"] == {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "An API key: `Authorization: Bearer mh_…`",
+    }

@@ -101,3 +101,23 @@ def test_thread_neighbour_of_a_strong_match_comes_along(caller):
         bank=caller.bank, query="What did Caroline paint for the exhibition?", budget_tokens=40, rerank_results=False
     )
     assert len(without.items) >= 1
+
+
+def test_reindex_rebuilds_entities_and_term_statistics(caller):
+    from beliefs.models import BankTerm, Entity
+    from beliefs.services.reindex import bank_reindex
+
+    retain_texts(caller.bank, ["Replica lag on db-02 after the switch upgrade", "db-02 is healthy again"])
+    before = (
+        sorted(BankTerm.objects.filter(bank=caller.bank).values_list("lexeme", "doc_count")),
+        sorted(Entity.objects.filter(bank=caller.bank).values_list("key", "episode_count")),
+    )
+    BankTerm.objects.filter(bank=caller.bank).delete()
+    Entity.objects.filter(bank=caller.bank).delete()
+    assert bank_reindex(bank=caller.bank) == 2
+    after = (
+        sorted(BankTerm.objects.filter(bank=caller.bank).values_list("lexeme", "doc_count")),
+        sorted(Entity.objects.filter(bank=caller.bank).values_list("key", "episode_count")),
+    )
+    assert after == before
+    assert ("db02", 2) in after[1]
