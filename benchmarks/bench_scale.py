@@ -44,6 +44,7 @@ def load_bank(bank, size: int, texts: list[dict], vectors: np.ndarray, rng: np.r
 
     start = datetime(2020, 1, 1, tzinfo=UTC)
     timings = {}
+    vector_format = "[" + ",".join(["%.6f"] * vectors.shape[1]) + "]"
     with Timer() as copy_timer, connection.cursor() as cursor:
         raw = cursor.connection
         with (
@@ -78,7 +79,7 @@ def load_bank(bank, size: int, texts: list[dict], vectors: np.ndarray, rng: np.r
                             hashlib.sha256(text["content"].encode()).hexdigest(),
                             f"load:{index}",
                             text["tokens"],
-                            "[" + ",".join(f"{v:.6f}" for v in vector) + "]",
+                            vector_format % tuple(vector.tolist()),
                             False,
                         )
                     )
@@ -201,13 +202,13 @@ def measure(bank, queries: list[str], *, exact_queries: int) -> dict:
 
 
 def run_size(size: int, queries: int) -> dict:
+    setup_django(f"memoryhub_scale_{size}", fresh=True)
     from django.db import connection
 
     from banks.services.banks import bank_create, tenant_create
     from memoryhub.embeddings import embed_texts, warm_up
     from memoryhub.tokens import count_tokens
 
-    setup_django(f"memoryhub_scale_{size}", fresh=True)
     warm_up()
     with connection.cursor() as cursor:  # bulk load first, index after: the way large imports are done
         cursor.execute("DROP INDEX IF EXISTS beliefs_episode_embedding_hnsw")

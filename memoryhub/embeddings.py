@@ -33,10 +33,15 @@ def model_path() -> str:
 
 @lru_cache(maxsize=1)
 def _model():
+    import torch
+    from django.conf import settings
     from sentence_transformers import SentenceTransformer
 
     from memoryhub.exceptions import EmbeddingUnavailable
 
+    # One intra-op thread: web workers and recall's channel threads supply the parallelism,
+    # and a second OpenMP thread fighting them made query embedding 10x slower at random.
+    torch.set_num_threads(settings.MEMORYHUB["TORCH_THREADS"])
     try:
         return SentenceTransformer(model_path(), device="cpu")
     except Exception as exc:  # any loading failure means the same thing to a caller

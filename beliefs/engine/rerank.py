@@ -120,37 +120,36 @@ def collapse_duplicates(
     """Drop items that repeat a higher-ranked item: the same words, or nearly the same
     meaning (cosine >= ``threshold``) with nearly the same words. The survivor lists the
     ids it absorbed. "disk alert on db-01" and "… db-02" are different items."""
-    kept: list[Ranked] = []
-    kept_vectors: list[np.ndarray] = []
-    kept_words: list[frozenset[str]] = []
-    absorbed: dict[int, list[int]] = {}
+    if not ranked:
+        return []
+    ids = [item.candidate.item_id for item in ranked]
     blank = np.zeros_like(next(iter(vectors.values()))) if vectors else np.zeros(1)
-    for item in ranked:
-        pk = item.candidate.item_id
-        vector = vectors.get(pk, blank)
-        words = _words(texts.get(pk, ""))
+    matrix = np.stack([vectors.get(pk, blank) for pk in ids])
+    similarity = matrix @ matrix.T
+    words = [_words(texts.get(pk, "")) for pk in ids]
+    kept: list[int] = []
+    absorbed: dict[int, list[int]] = {}
+    for index, pk in enumerate(ids):
         duplicate_of = None
         if kept:
-            similarities = np.stack(kept_vectors) @ vector
-            for index in np.flatnonzero(similarities >= threshold - 0.02):
-                overlap = _same_words(words, kept_words[index])
-                if overlap == 1.0 or (similarities[index] >= threshold and overlap >= DUPLICATE_WORD_OVERLAP):
-                    duplicate_of = int(index)
+            kept_array = np.array(kept)
+            for other in kept_array[similarity[index, kept_array] >= threshold - 0.02]:
+                overlap = _same_words(words[index], words[other])
+                if overlap == 1.0 or (similarity[index, other] >= threshold and overlap >= DUPLICATE_WORD_OVERLAP):
+                    duplicate_of = int(other)
                     break
-        if duplicate_of is not None:
-            absorbed.setdefault(kept[duplicate_of].candidate.item_id, []).append(pk)
-            continue
-        kept.append(item)
-        kept_vectors.append(vector)
-        kept_words.append(words)
+        if duplicate_of is None:
+            kept.append(index)
+        else:
+            absorbed.setdefault(ids[duplicate_of], []).append(pk)
     return [
         Ranked(
-            candidate=r.candidate,
-            score=r.score,
-            features=r.features,
-            duplicates=tuple(absorbed.get(r.candidate.item_id, ())),
+            candidate=ranked[index].candidate,
+            score=ranked[index].score,
+            features=ranked[index].features,
+            duplicates=tuple(absorbed.get(ids[index], ())),
         )
-        for r in kept
+        for index in kept
     ]
 
 

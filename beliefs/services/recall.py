@@ -27,9 +27,10 @@ from banks.models import Bank
 from beliefs.channels import graph, keyword, recency, semantic, temporal
 from beliefs.engine.fusion import reciprocal_rank_fusion
 from beliefs.engine.packing import MIN_TRIM_SOURCE_TOKENS, best_passage, pack_greedy
-from beliefs.engine.rerank import collapse_duplicates, keep_order, rerank
+from beliefs.engine.rerank import Ranked, collapse_duplicates, keep_order, rerank
 from beliefs.engine.types import FusedCandidate, Hit, PackedItem, RecallFilters, RecallResult
 from beliefs.selectors.episodes import (
+    episode_texts,
     episode_thread_neighbours,
     episode_vectors,
     episodes_by_ids,
@@ -97,6 +98,47 @@ class _Done:
         return self.value
 
 
+def _keyword_channel(*, run: bool, bank, query, limit, filters, as_of):
+    """The query's weighted terms (reranking needs them) and, when asked, the keyword channel's hits."""
+    terms = keyword.query_terms(bank=bank, text=query)
+    if not run:
+        return terms, []
+    return terms, keyword.search(bank=bank, query_text=query, limit=limit, terms=terms, filters=filters, as_of=as_of)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Draft:
+    """A ranked candidate with just what packing needs; full rows are read only for what fits."""
+
+    ranked: Ranked
+    text: str
+    tokens: int
+    trimmed: bool = False
+
+
+def _packed(draft: _Draft, episode) -> PackedItem:
+    candidate = draft.ranked.candidate
+    return PackedItem(
+        item_id=episode.pk,
+        kind="episode",
+        text=draft.text,
+        tokens=draft.tokens,
+        score=draft.ranked.score,
+        channels=candidate.channels,
+        occurred_at=episode.occurred_at,
+        recorded_at=episode.recorded_at,
+        source=episode.source,
+        subject=episode.subject,
+        provenance=episode.provenance,
+        metadata=episode.metadata,
+        channel_ranks=candidate.channel_ranks,
+        channel_scores=candidate.channel_scores,
+        features=draft.ranked.features,
+        duplicates=draft.ranked.duplicates,
+        trimmed=draft.trimmed,
+    )
+
+
 def _with_thread_neighbours(bank, pool, *, filters, as_of):
     """Add the thread neighbours of pool candidates (that pass the filters) as ``context`` candidates."""
     neighbours = episode_thread_neighbours(bank=bank, ids=[candidate.item_id for candidate in pool])
@@ -128,18 +170,23 @@ def recall(
     runner = _Runner(parallel=settings.MEMORYHUB["PARALLEL_CHANNELS"] and not connection.in_atomic_block)
     scope = {"bank": bank, "filters": filters, "as_of": as_of}
 
-    pending = {}
-    terms_future = runner.submit("terms", keyword.query_terms, bank=bank, text=query)
-    if "graph" in channels:
-        pending["graph"] = runner.submit("graph", graph.search, query_text=query, limit=limit, **scope)
-    if "recent" in channels:
-        pending["recent"] = runner.submit("recent", recency.search, limit=limit, **scope)
-    reference_future = runner.submit("reference", temporal.reference_time, bank=bank, now=now, as_of=as_of)
+    # Embed first: the model wants both cores, and the channels need its vector anyway.
+    embed_started = time.perf_counter()
     query_vector = embed_query(query)
+    runner.timings["embed"] = round((time.perf_counter() - embed_started) * 1000, 2)
+    pending = {}
+    reference_future = runner.submit("reference", temporal.reference_time, bank=bank, now=now, as_of=as_of)
+    keyword_future = runner.submit(
+        "keyword", _keyword_channel, run="keyword" in channels, query=query, limit=limit, **scope
+    )
     if "semantic" in channels:
         pending["semantic"] = runner.submit(
             "semantic", semantic.search, query_vector=query_vector, limit=limit, **scope
         )
+    if "graph" in channels:
+        pending["graph"] = runner.submit("graph", graph.search, query_text=query, limit=limit, **scope)
+    if "recent" in channels:
+        pending["recent"] = runner.submit("recent", recency.search, limit=limit, **scope)
     reference = reference_future.result()
     ranges = temporal.query_ranges(query, reference)
     if "temporal" in channels:
@@ -152,12 +199,11 @@ def recall(
             ranges=ranges,
             **scope,
         )
-    terms = terms_future.result()
-    if "keyword" in channels:
-        pending["keyword"] = runner.submit(
-            "keyword", keyword.search, query_text=query, limit=limit, terms=terms, **scope
-        )
+    terms, keyword_hits = keyword_future.result()
+    channels_done = time.perf_counter()
     ranked: dict[str, list[Hit]] = {name: future.result() for name, future in pending.items()}
+    if "keyword" in channels:
+        ranked["keyword"] = keyword_hits
 
     policy = bank.policy if isinstance(bank.policy, dict) else {}
     fused = reciprocal_rank_fusion(ranked, k=settings.MEMORYHUB["RRF_K"], weights=policy.get("channel_weights"))
@@ -165,7 +211,7 @@ def recall(
     neighbours = {}
     if rerank_results and pool:
         pool, neighbours = _with_thread_neighbours(bank, pool, filters=filters, as_of=as_of)
-    episodes = episodes_by_ids(bank=bank, ids=[candidate.item_id for candidate in pool])
+    texts = episode_texts(bank=bank, ids=[candidate.item_id for candidate in pool])
     if rerank_results and pool:
         ids = [candidate.item_id for candidate in pool]
         vectors = episode_vectors(bank=bank, ids=ids)
@@ -173,7 +219,7 @@ def recall(
         lexical = keyword.scores_for(bank=bank, terms=terms, episode_ids=ids)
         cross = None
         if settings.MEMORYHUB["RERANK_MODEL"]:
-            cross = cross_encoder_scores(query, [episodes[pk].content if pk in episodes else "" for pk in ids])
+            cross = cross_encoder_scores(query, [texts.get(pk, ("", 0))[0] for pk in ids])
         reranked = rerank(
             pool,
             dense=dense,
@@ -182,47 +228,37 @@ def recall(
             cross_scores=cross,
             neighbours=neighbours,
         )
-        ordered = collapse_duplicates(reranked, vectors, {pk: episode.content for pk, episode in episodes.items()})
+        ordered = collapse_duplicates(reranked, vectors, {pk: text for pk, (text, _) in texts.items()})
     else:
         ordered = keep_order(pool)
 
-    candidates = [
-        PackedItem(
-            item_id=episode.pk,
-            kind="episode",
-            text=episode.content,
-            tokens=episode.token_count,
-            score=r.score,
-            channels=r.candidate.channels,
-            occurred_at=episode.occurred_at,
-            recorded_at=episode.recorded_at,
-            source=episode.source,
-            subject=episode.subject,
-            provenance=episode.provenance,
-            metadata=episode.metadata,
-            channel_ranks=r.candidate.channel_ranks,
-            channel_scores=r.candidate.channel_scores,
-            features=r.features,
-            duplicates=r.duplicates,
-        )
+    drafts = [
+        _Draft(ranked=r, text=texts[r.candidate.item_id][0], tokens=texts[r.candidate.item_id][1])
         for r in ordered
-        if (episode := episodes.get(r.candidate.item_id)) is not None
+        if r.candidate.item_id in texts
     ]
 
-    def trim(item: PackedItem, room: int) -> PackedItem | None:
-        if item.tokens < MIN_TRIM_SOURCE_TOKENS:
+    def trim(draft: _Draft, room: int) -> _Draft | None:
+        if draft.tokens < MIN_TRIM_SOURCE_TOKENS:
             return None
-        passage = best_passage(item.text, query=query, max_tokens=room, count_tokens=count_tokens)
+        passage = best_passage(draft.text, query=query, max_tokens=room, count_tokens=count_tokens)
         if passage is None:
             return None
-        return dataclasses.replace(item, text=passage, tokens=count_tokens(passage), trimmed=True)
+        return _Draft(ranked=draft.ranked, text=passage, tokens=count_tokens(passage), trimmed=True)
 
-    packing = pack_greedy(candidates, budget_tokens=budget_tokens, cost=lambda item: item.tokens, trim=trim)
+    packing = pack_greedy(drafts, budget_tokens=budget_tokens, cost=lambda draft: draft.tokens, trim=trim)
+    details = episodes_by_ids(bank=bank, ids=[draft.ranked.candidate.item_id for draft in packing.chosen])
+    items = tuple(
+        _packed(draft, details[draft.ranked.candidate.item_id])
+        for draft in packing.chosen
+        if draft.ranked.candidate.item_id in details
+    )
+    runner.timings["rank_and_pack"] = round((time.perf_counter() - channels_done) * 1000, 2)
     result = RecallResult(
-        items=tuple(packing.chosen),
+        items=items,
         budget_tokens=budget_tokens,
-        tokens_used=packing.tokens_used,
-        candidates=len(candidates),
+        tokens_used=sum(item.tokens for item in items),
+        candidates=len(drafts),
         dropped_by_budget=packing.dropped,
         channel_counts={name: len(hits) for name, hits in ranked.items()},
         elapsed_ms=(time.perf_counter() - started) * 1000,
