@@ -16,6 +16,7 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
+import numpy as np
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -101,25 +102,21 @@ def retain(*, bank: Bank, items: list[RetainItem], idempotency_key: str | None =
     if replay is not None:
         return replay
 
-    keys = [item_dedupe_key(item) for item in items]
-    known = set(Episode.objects.filter(bank=bank, dedupe_key__in=set(keys)).values_list("dedupe_key", flat=True))
-    vectors = _embed_new(items, keys, known)
+    keys, vectors = _embed_new(bank, items)
     now = timezone.now()
     try:
         with transaction.atomic():
-            batch = RetainBatch.objects.create(
-                tenant_id=bank.tenant_id,
+            batch = _new_batch(
                 bank=bank,
-                idempotency_key=idempotency_key or f"auto:{uuid.uuid4()}",
-                request_hash=fingerprint,
+                idempotency_key=idempotency_key,
+                fingerprint=fingerprint,
                 mode=RetainBatch.Mode.SYNC,
                 status=RetainBatch.Status.PROCESSING,
                 item_count=len(items),
                 started_at=now,
                 attempts=1,
             )
-            outcomes = _store(bank=bank, batch=batch, items=items, keys=keys, vectors=vectors, now=now)
-            tokens = sum(count_tokens(item.content) for item in items)
+            outcomes, tokens = _store(bank=bank, batch=batch, items=items, keys=keys, vectors=vectors, now=now)
             _finish(batch, outcomes, tokens=tokens, embedded=len(vectors), started=started)
     except IntegrityError:
         # Another request with the same Idempotency-Key committed first: answer as it did.
@@ -135,24 +132,27 @@ def retain_async_submit(*, bank: Bank, items: list[RetainItem], idempotency_key:
     from beliefs.tasks import process_retain_batch_task
 
     fingerprint = request_fingerprint(items)
-    if idempotency_key:
-        existing = RetainBatch.objects.filter(bank=bank, idempotency_key=idempotency_key).first()
-        if existing is not None:
-            if existing.request_hash != fingerprint:
-                raise IdempotencyKeyReused()
-            return existing
-    with transaction.atomic():
-        batch = RetainBatch.objects.create(
-            tenant_id=bank.tenant_id,
-            bank=bank,
-            idempotency_key=idempotency_key or f"auto:{uuid.uuid4()}",
-            request_hash=fingerprint,
-            mode=RetainBatch.Mode.ASYNC,
-            status=RetainBatch.Status.PENDING,
-            items=[item.to_json() for item in items],
-            item_count=len(items),
-        )
-        transaction.on_commit(lambda: process_retain_batch_task.delay(batch_id=batch.pk))
+    existing = _batch_for_key(bank=bank, idempotency_key=idempotency_key, fingerprint=fingerprint)
+    if existing is not None:
+        return existing
+    try:
+        with transaction.atomic():
+            batch = _new_batch(
+                bank=bank,
+                idempotency_key=idempotency_key,
+                fingerprint=fingerprint,
+                mode=RetainBatch.Mode.ASYNC,
+                status=RetainBatch.Status.PENDING,
+                items=[item.to_json() for item in items],
+                item_count=len(items),
+            )
+            transaction.on_commit(lambda: process_retain_batch_task.delay(batch_id=batch.pk))
+    except IntegrityError:
+        # A concurrent submit with the same key won the race: it is the batch to poll.
+        existing = _batch_for_key(bank=bank, idempotency_key=idempotency_key, fingerprint=fingerprint)
+        if existing is None:
+            raise
+        return existing
     return batch
 
 
@@ -170,15 +170,12 @@ def retain_batch_process(*, batch_id: int) -> RetainBatch:
 
     bank = batch.bank
     items = [RetainItem.from_json(data) for data in batch.items]
-    keys = [item_dedupe_key(item) for item in items]
-    known = set(Episode.objects.filter(bank=bank, dedupe_key__in=set(keys)).values_list("dedupe_key", flat=True))
-    vectors = _embed_new(items, keys, known)
+    keys, vectors = _embed_new(bank, items)
     with transaction.atomic():
         batch = RetainBatch.objects.select_for_update().get(pk=batch_id)
         if batch.status == RetainBatch.Status.DONE:
             return batch
-        outcomes = _store(bank=bank, batch=batch, items=items, keys=keys, vectors=vectors, now=timezone.now())
-        tokens = sum(count_tokens(item.content) for item in items)
+        outcomes, tokens = _store(bank=bank, batch=batch, items=items, keys=keys, vectors=vectors, now=timezone.now())
         batch.items = []  # the episodes hold the content now
         _finish(batch, outcomes, tokens=tokens, embedded=len(vectors), started=started)
     return batch
@@ -194,13 +191,9 @@ def retain_batch_fail(*, batch_id: int, reason: str) -> None:
 def _replay_if_known(
     *, bank: Bank, idempotency_key: str | None, fingerprint: str, started: float
 ) -> RetainResult | None:
-    if not idempotency_key:
-        return None
-    batch = RetainBatch.objects.filter(bank=bank, idempotency_key=idempotency_key).first()
+    batch = _batch_for_key(bank=bank, idempotency_key=idempotency_key, fingerprint=fingerprint)
     if batch is None:
         return None
-    if batch.request_hash != fingerprint:
-        raise IdempotencyKeyReused()
     outcomes = [RetainOutcome(episode_id=r["episode_id"], status=r["status"]) for r in batch.results]
     return RetainResult(
         batch_id=batch.pk,
@@ -214,19 +207,42 @@ def _replay_if_known(
     )
 
 
-def _embed_new(items: list[RetainItem], keys: list[str], known: set[str]) -> dict[str, list[float]]:
-    """Embeddings for items not stored yet, by dedupe key (each distinct key once)."""
+def _new_batch(*, bank: Bank, idempotency_key: str | None, fingerprint: str, **fields) -> RetainBatch:
+    return RetainBatch.objects.create(
+        tenant_id=bank.tenant_id,
+        bank=bank,
+        idempotency_key=idempotency_key or f"auto:{uuid.uuid4()}",
+        request_hash=fingerprint,
+        **fields,
+    )
+
+
+def _batch_for_key(*, bank: Bank, idempotency_key: str | None, fingerprint: str) -> RetainBatch | None:
+    if not idempotency_key:
+        return None
+    batch = RetainBatch.objects.filter(bank=bank, idempotency_key=idempotency_key).first()
+    if batch is not None and batch.request_hash != fingerprint:
+        raise IdempotencyKeyReused()
+    return batch
+
+
+def _embed_new(bank: Bank, items: list[RetainItem]) -> tuple[list[str], dict[str, np.ndarray]]:
+    """Dedupe keys of ``items`` and embeddings of those not stored yet (each distinct key once)."""
+    keys = [item_dedupe_key(item) for item in items]
+    known = set(Episode.objects.filter(bank=bank, dedupe_key__in=set(keys)).values_list("dedupe_key", flat=True))
     todo: dict[str, str] = {}
     for item, key in zip(items, keys, strict=True):
         if key not in known and key not in todo:
             todo[key] = item.content
     vectors = embed_texts(list(todo.values()))
-    return dict(zip(todo.keys(), vectors, strict=True))
+    return keys, dict(zip(todo.keys(), vectors, strict=True))
 
 
 def _store(
     *, bank: Bank, batch: RetainBatch, items: list[RetainItem], keys: list[str], vectors: dict, now: datetime
-) -> list[RetainOutcome]:
+) -> tuple[list[RetainOutcome], int]:
+    """Insert the new episodes and index them; returns per-item outcomes and the items' total tokens."""
+    tokens = {item.content: count_tokens(item.content) for item in items}
     rows = []
     seen: set[str] = set()
     for item, key in zip(items, keys, strict=True):
@@ -247,7 +263,7 @@ def _store(
                 metadata=item.metadata,
                 content_hash=hashlib.sha256(item.content.encode()).hexdigest(),
                 dedupe_key=key,
-                token_count=count_tokens(item.content),
+                token_count=tokens[item.content],
                 embedding=vectors[key],
                 batch=batch,
             )
@@ -264,7 +280,7 @@ def _store(
         status = "created" if key in created_by_us and key not in reported else "duplicate"
         reported.add(key)
         outcomes.append(RetainOutcome(episode_id=stored[key], status=status))
-    return outcomes
+    return outcomes, sum(tokens[item.content] for item in items)
 
 
 def _finish(batch: RetainBatch, outcomes: list[RetainOutcome], *, tokens: int, embedded: int, started: float) -> None:
