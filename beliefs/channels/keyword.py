@@ -1,5 +1,6 @@
 """Keyword channel: PostgreSQL full-text search ranked with BM25.
 
+Web-search operators work as filters: a "quoted phrase" must appear and a -word must not.
 The query is turned into lexemes by the same ``english`` configuration that built the
 episodes' search vectors. Each lexeme gets an inverse document frequency from the
 bank's term statistics, so a rare identifier outweighs a word half the bank contains.
@@ -68,6 +69,21 @@ def query_terms(*, bank: Bank, text: str) -> QueryTerms:
     return QueryTerms(idf=idf, selective=selective or tuple(sorted(idf)), avg_length=max(1.0, total_length / documents))
 
 
+_QUOTED = re.compile(r'"[^"]+"')
+_EXCLUDED = re.compile(r'(?:^|\s)-([^\W_][\w-]*)')
+
+
+def websearch_constraints(text: str) -> str:
+    """The web-search operators of ``text`` as a filter: "quoted phrases" must appear, -words must not.
+
+    Everything else in the query only ranks. PostgreSQL's ``websearch_to_tsquery`` parses the
+    result and never raises on malformed input.
+    """
+    phrases = _QUOTED.findall(text)
+    excluded = [f"-{word}" for word in _EXCLUDED.findall(_QUOTED.sub(" ", text))]
+    return " ".join(phrases + excluded)
+
+
 def _tsquery(lexemes) -> SearchQuery:
     return SearchQuery(" | ".join(f"'{lexeme}'" for lexeme in lexemes), search_type="raw", config="simple")
 
@@ -108,6 +124,9 @@ def search(
     if terms.empty:
         return []
     scoped = episodes_matching(bank=bank, filters=filters, as_of=as_of)
+    constraints = websearch_constraints(query_text)
+    if constraints:
+        scoped = scoped.filter(search_vector=SearchQuery(constraints, search_type="websearch", config=SEARCH_CONFIG))
     rows = _bm25_over_matches(scoped, terms.selective, terms, limit)
     if len(rows) < limit and len(terms.selective) < len(terms.idf):
         # Few episodes hold the rare words: let the common ones select candidates too.

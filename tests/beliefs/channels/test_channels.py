@@ -115,3 +115,13 @@ def test_request_now_overrides_the_reference(caller):
     as_of = parse_datetime("2022-06-01T00:00:00Z")
     assert temporal.reference_time(bank=caller.bank, now=None, as_of=as_of) is None
     assert now - timedelta(days=1) < now
+
+
+def test_keyword_websearch_operators_filter(caller):
+    retain_texts(caller.bank, ["backup finished on db-01", "backup failed on db-02", "the backup window moved"])
+    quoted = keyword.search(bank=caller.bank, query_text='"backup failed" status', limit=5)
+    assert texts(caller.bank, quoted) == ["backup failed on db-02"]
+    excluded = keyword.search(bank=caller.bank, query_text="backup -window", limit=5)
+    assert sorted(texts(caller.bank, excluded)) == ["backup failed on db-02", "backup finished on db-01"]
+    for hostile in ['"', '-', '"unclosed phrase', "- -- ---", '"" -""']:
+        keyword.search(bank=caller.bank, query_text=f"backup {hostile}", limit=5)
