@@ -68,11 +68,14 @@ def locomo_table(r: dict) -> str:
 
 def ablation_table(r: dict) -> str:
     budgets = [str(b) for b in r["budgets"]]
-    lines = ["| mode | " + " | ".join(budgets) + " | temporal questions @1024 |", "|---|" + "---|" * (len(budgets) + 1)]
+    lines = [
+        "| mode | " + " | ".join(f"all @{b}" for b in budgets) + " | " + " | ".join(f"temporal @{b}" for b in budgets) + " |",
+        "|---|" + "---|" * (2 * len(budgets)),
+    ]
     for mode, by_budget in r["results"].items():
-        temporal = by_budget.get("1024", {}).get("by_category", {}).get("temporal", {}).get("evidence_recall")
-        row = [by_budget[b]["mean_of_conversations"] for b in budgets]
-        lines.append(f"| {mode} | " + " | ".join(f"{v:.3f}" for v in row) + f" | {temporal} |")
+        overall = [f"{by_budget[b]['mean_of_conversations']:.3f}" for b in budgets]
+        temporal = [f"{by_budget[b]['by_category']['temporal']['evidence_recall']:.3f}" for b in budgets]
+        lines.append(f"| {mode} | " + " | ".join(overall + temporal) + " |")
     return "\n".join(lines)
 
 
