@@ -21,7 +21,7 @@ def foundation_table(r: dict) -> str:
             "|---|---|",
             f"| retain throughput, batches of {r['retain']['batch_size']}, embedding included | "
             f"**{r['retain']['episodes_per_s']} episodes/s** ({r['episodes']:,} episodes in {r['retain']['seconds']} s) |",
-            f"| recall p50 / p95 at {r['episodes']:,} episodes (embed + 2 channels + fusion + packing, "
+            f"| recall p50 / p95 at {r['episodes']:,} episodes (embed, 4 channels, fusion, rerank, packing; "
             f"budget {r['budget_tokens']}) | **{r['recall_service']['p50_ms']} / {r['recall_service']['p95_ms']} ms** |",
             f"| same through the HTTP stack in-process | {r['recall_http_in_process']['p50_ms']} / "
             f"{r['recall_http_in_process']['p95_ms']} ms |",
