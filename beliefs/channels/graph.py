@@ -25,6 +25,8 @@ HOP_WEIGHT = 0.5
 MAX_HOP_ENTITIES = 5
 # An entity in more than this share of episodes is context, not a lead worth following.
 _MAX_SEED_SHARE = 0.5
+# Bound on the episode links the seeds may bring (rarest seeds first), so big banks stay fast.
+_LINK_BUDGET = 5000
 
 
 def seed_entities(*, bank: Bank, query_text: str) -> dict[int, float]:
@@ -33,8 +35,14 @@ def seed_entities(*, bank: Bank, query_text: str) -> dict[int, float]:
     if not keys:
         return {}
     documents = BankTextStats.objects.filter(bank=bank).values_list("doc_count", flat=True).first() or 1
-    seeds = Entity.objects.filter(bank=bank, key__in=keys, episode_count__gt=0).values_list("id", "episode_count")
-    return {pk: math.log(1 + documents / count) for pk, count in seeds if count <= max(1, _MAX_SEED_SHARE * documents)}
+    found = Entity.objects.filter(bank=bank, key__in=keys, episode_count__gt=0).values_list("id", "episode_count")
+    seeds, linked = {}, 0
+    for pk, count in sorted(found, key=lambda row: (row[1], row[0])):  # rarest first
+        if count > max(1, _MAX_SEED_SHARE * documents) or (seeds and linked + count > _LINK_BUDGET):
+            break
+        seeds[pk] = math.log(1 + documents / count)
+        linked += count
+    return seeds
 
 
 def _one_hop(bank: Bank, seeds: dict[int, float]) -> dict[int, float]:
@@ -61,13 +69,11 @@ def search(
     weight = Case(
         *[When(entity_id=pk, then=Value(w)) for pk, w in weights.items()], default=Value(0.0), output_field=FloatField()
     )
+    links = EpisodeEntity.objects.filter(bank=bank, entity_id__in=weights)
+    if as_of is not None or (filters is not None and filters != RecallFilters()):
+        links = links.filter(episode_id__in=episodes_matching(bank=bank, filters=filters, as_of=as_of).values("id"))
     rows = (
-        EpisodeEntity.objects.filter(
-            bank=bank,
-            entity_id__in=weights,
-            episode_id__in=episodes_matching(bank=bank, filters=filters, as_of=as_of).values("id"),
-        )
-        .values("episode_id")
+        links.values("episode_id")
         .annotate(score=Sum(weight))
         .order_by("-score", "-episode_id")
         .values_list("episode_id", "score")[:limit]

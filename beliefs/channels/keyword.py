@@ -29,10 +29,10 @@ CHANNEL = "keyword"
 K1 = 1.2
 B = 0.75
 _SAFE_LEXEME = re.compile(r"^[\w.\-/:@+]{1,200}$")
-# Lexemes found in more than this share of a bank's episodes rank but do not select candidates.
-_COMMON_SHARE = 0.2
-# Cap on GIN candidates scored per query, so a query of common words stays cheap on big banks.
-_MAX_SCORED = 4000
+# Bound on the episodes the selecting lexemes may match (sum of their document counts), and on
+# the candidates BM25 scores, so a query of common words stays cheap on big banks.
+_CANDIDATE_BUDGET = 10000
+_MAX_SCORED = 2000
 
 
 @dataclass(frozen=True)
@@ -65,12 +65,25 @@ def query_terms(*, bank: Bank, text: str) -> QueryTerms:
         return QueryTerms(idf={}, selective=(), avg_length=1.0)
     documents, total_length = rows[0][2], rows[0][3]
     idf = {lexeme: math.log(1 + (documents - df + 0.5) / (df + 0.5)) for lexeme, df, _, _ in rows}
-    selective = tuple(sorted(lexeme for lexeme, df, _, _ in rows if df <= _COMMON_SHARE * documents))
-    return QueryTerms(idf=idf, selective=selective or tuple(sorted(idf)), avg_length=max(1.0, total_length / documents))
+    return QueryTerms(idf=idf, selective=_selective(rows), avg_length=max(1.0, total_length / documents))
+
+
+def _selective(rows) -> tuple[str, ...]:
+    """Lexemes that pick candidates: rarest first, as many as the GIN scan can afford (their
+    document counts add up to at most ``_CANDIDATE_BUDGET``; in a small bank, all of them).
+    The rarest lexeme always selects, so a query never goes without candidates. Lexemes left
+    out still score the candidates."""
+    chosen, total = [], 0
+    for lexeme, df, _, _ in sorted(rows, key=lambda row: (row[1], row[0])):
+        if chosen and total + df > _CANDIDATE_BUDGET:
+            break
+        chosen.append(lexeme)
+        total += df
+    return tuple(sorted(chosen))
 
 
 _QUOTED = re.compile(r'"[^"]+"')
-_EXCLUDED = re.compile(r'(?:^|\s)-([^\W_][\w-]*)')
+_EXCLUDED = re.compile(r"(?:^|\s)-([^\W_][\w-]*)")
 
 
 def websearch_constraints(text: str) -> str:
@@ -128,9 +141,6 @@ def search(
     if constraints:
         scoped = scoped.filter(search_vector=SearchQuery(constraints, search_type="websearch", config=SEARCH_CONFIG))
     rows = _bm25_over_matches(scoped, terms.selective, terms, limit)
-    if len(rows) < limit and len(terms.selective) < len(terms.idf):
-        # Few episodes hold the rare words: let the common ones select candidates too.
-        rows = _bm25_over_matches(scoped, sorted(terms.idf), terms, limit)
     return [Hit(item_id=pk, channel=CHANNEL, rank=rank, score=score) for rank, (pk, score) in enumerate(rows, 1)]
 
 
