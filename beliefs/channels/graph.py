@@ -25,8 +25,9 @@ HOP_WEIGHT = 0.5
 MAX_HOP_ENTITIES = 5
 # An entity in more than this share of episodes is context, not a lead worth following.
 _MAX_SEED_SHARE = 0.5
-# Bound on the episode links the seeds may bring (rarest seeds first), so big banks stay fast.
-_LINK_BUDGET = 5000
+# Bound on the episode links the seeds may bring (rarest seeds first), so big banks stay fast: an
+# entity on more episodes than this is background, not a lead.
+_LINK_BUDGET = 2000
 
 
 def seed_entities(*, bank: Bank, query_text: str) -> dict[int, float]:
@@ -38,7 +39,7 @@ def seed_entities(*, bank: Bank, query_text: str) -> dict[int, float]:
     found = Entity.objects.filter(bank=bank, key__in=keys, episode_count__gt=0).values_list("id", "episode_count")
     seeds, linked = {}, 0
     for pk, count in sorted(found, key=lambda row: (row[1], row[0])):  # rarest first
-        if count > max(1, _MAX_SEED_SHARE * documents) or (seeds and linked + count > _LINK_BUDGET):
+        if count > max(1, _MAX_SEED_SHARE * documents) or linked + count > _LINK_BUDGET:
             break
         seeds[pk] = math.log(1 + documents / count)
         linked += count

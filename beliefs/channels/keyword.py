@@ -16,9 +16,8 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.contrib.postgres.search import SearchQuery, SearchRank
+from django.contrib.postgres.search import SearchQuery
 from django.db import connection
-from django.db.models import F, Value
 
 from banks.models import Bank
 from beliefs.engine.types import Hit, RecallFilters
@@ -31,8 +30,8 @@ B = 0.75
 _SAFE_LEXEME = re.compile(r"^[\w.\-/:@+]{1,200}$")
 # Bound on the episodes the selecting lexemes may match (sum of their document counts), and on
 # the candidates BM25 scores, so a query of common words stays cheap on big banks.
-_CANDIDATE_BUDGET = 10000
-_MAX_SCORED = 2000
+_CANDIDATE_BUDGET = 1000
+_MAX_SCORED = 4000
 
 
 @dataclass(frozen=True)
@@ -145,13 +144,9 @@ def search(
 
 
 def _bm25_over_matches(scoped, lexemes, terms: QueryTerms, limit: int) -> list[tuple[int, float]]:
-    tsquery = _tsquery(lexemes)
-    candidates = (
-        scoped.filter(search_vector=tsquery)
-        .annotate(prerank=SearchRank(F("search_vector"), tsquery, normalization=Value(1)))
-        .order_by("-prerank")
-        .values("id", "search_vector")[:_MAX_SCORED]
-    )
+    # The selecting lexemes reach at most _CANDIDATE_BUDGET episodes, so every match is scored;
+    # the slice only guards against stale statistics.
+    candidates = scoped.filter(search_vector=_tsquery(lexemes)).values("id", "search_vector")[:_MAX_SCORED]
     sql, params = candidates.query.sql_with_params()
     return _bm25(sql, list(params), terms, limit)
 

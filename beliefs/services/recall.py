@@ -211,12 +211,17 @@ def recall(
     neighbours = {}
     if rerank_results and pool:
         pool, neighbours = _with_thread_neighbours(bank, pool, filters=filters, as_of=as_of)
-    texts = episode_texts(bank=bank, ids=[candidate.item_id for candidate in pool])
+    ids = [candidate.item_id for candidate in pool]
+    # The pool's texts, vectors and BM25 scores are independent reads: fetch them side by side.
+    texts_future = runner.submit("texts", episode_texts, bank=bank, ids=ids)
     if rerank_results and pool:
-        ids = [candidate.item_id for candidate in pool]
-        vectors = episode_vectors(bank=bank, ids=ids)
+        vectors_future = runner.submit("vectors", episode_vectors, bank=bank, ids=ids)
+        lexical_future = runner.submit("lexical", keyword.scores_for, bank=bank, terms=terms, episode_ids=ids)
+    texts = texts_future.result()
+    if rerank_results and pool:
+        vectors = vectors_future.result()
+        lexical = lexical_future.result()
         dense = np.array([float(vectors[pk] @ query_vector) if pk in vectors else 0.0 for pk in ids])
-        lexical = keyword.scores_for(bank=bank, terms=terms, episode_ids=ids)
         cross = None
         if settings.MEMORYHUB["RERANK_MODEL"]:
             cross = cross_encoder_scores(query, [texts.get(pk, ("", 0))[0] for pk in ids])
