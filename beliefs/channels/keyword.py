@@ -31,7 +31,7 @@ _SAFE_LEXEME = re.compile(r"^[\w.\-/:@+]{1,200}$")
 # Bound on the episodes the selecting lexemes may match (sum of their document counts), and on
 # the candidates BM25 scores, so a query of common words stays cheap on big banks.
 _CANDIDATE_BUDGET = 1000
-_MAX_SCORED = 4000
+_MAX_SCORED = 1500
 
 
 @dataclass(frozen=True)
@@ -144,9 +144,11 @@ def search(
 
 
 def _bm25_over_matches(scoped, lexemes, terms: QueryTerms, limit: int) -> list[tuple[int, float]]:
-    # The selecting lexemes reach at most _CANDIDATE_BUDGET episodes, so every match is scored;
-    # the slice only guards against stale statistics.
-    candidates = scoped.filter(search_vector=_tsquery(lexemes)).values("id", "search_vector")[:_MAX_SCORED]
+    # The selecting lexemes reach about _CANDIDATE_BUDGET episodes, and every match is scored. When
+    # even the rarest word is everywhere, an unordered slice keeps the heap scan short.
+    candidates = (
+        scoped.filter(search_vector=_tsquery(lexemes)).order_by().values("id", "search_vector")[:_MAX_SCORED]
+    )
     sql, params = candidates.query.sql_with_params()
     return _bm25(sql, list(params), terms, limit)
 
