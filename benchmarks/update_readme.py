@@ -112,7 +112,8 @@ def main() -> None:
         body = render(json.loads(path.read_text()))
         pattern = re.compile(rf"(<!-- bench:{name} -->\n).*?(<!-- /bench:{name} -->)", re.S)
         text = pattern.sub(lambda m, body=body: m.group(1) + body + "\n" + m.group(2), text)
-    scale = [json.loads(p.read_text()) for p in sorted(RESULTS.glob("scale-*.json"), key=lambda p: int(p.stem[6:]))]
+    sized = [p for p in RESULTS.glob("scale-*.json") if p.stem[6:].isdigit()]
+    scale = [json.loads(p.read_text()) for p in sorted(sized, key=lambda p: int(p.stem[6:]))]
     if scale:
         pattern = re.compile(r"(<!-- bench:scale -->\n).*?(<!-- /bench:scale -->)", re.S)
         text = pattern.sub(lambda m: m.group(1) + scale_table(scale) + "\n" + m.group(2), text)

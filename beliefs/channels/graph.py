@@ -32,9 +32,14 @@ _LINK_BUDGET = 2000
 
 def seed_entities(*, bank: Bank, query_text: str) -> dict[int, float]:
     """Entity id -> weight for the entities ``query_text`` names."""
+    return _seeds(bank, query_text)[0]
+
+
+def _seeds(bank: Bank, query_text: str) -> tuple[dict[int, float], int]:
+    """The seeds and how many episode links they bring."""
     keys = query_keys(query_text)
     if not keys:
-        return {}
+        return {}, 0
     documents = BankTextStats.objects.filter(bank=bank).values_list("doc_count", flat=True).first() or 1
     found = Entity.objects.filter(bank=bank, key__in=keys, episode_count__gt=0).values_list("id", "episode_count")
     seeds, linked = {}, 0
@@ -43,30 +48,37 @@ def seed_entities(*, bank: Bank, query_text: str) -> dict[int, float]:
             break
         seeds[pk] = math.log(1 + documents / count)
         linked += count
-    return seeds
+    return seeds, linked
 
 
-def _one_hop(bank: Bank, seeds: dict[int, float]) -> dict[int, float]:
+def _one_hop(bank: Bank, seeds: dict[int, float], room: int) -> dict[int, float]:
+    """Entities that co-occur most with the seeds and still fit in ``room`` episode links."""
     seed_episodes = EpisodeEntity.objects.filter(bank=bank, entity_id__in=seeds).values("episode_id")
     neighbours = (
-        EpisodeEntity.objects.filter(bank=bank, episode_id__in=seed_episodes)
+        EpisodeEntity.objects.filter(bank=bank, episode_id__in=seed_episodes, entity__episode_count__lte=room)
         .exclude(entity_id__in=seeds)
-        .values("entity_id")
+        .values("entity_id", "entity__episode_count")
         .annotate(together=Count("episode_id"))
-        .order_by("-together", "entity_id")[:MAX_HOP_ENTITIES]
+        .order_by("-together", "entity_id")[: 4 * MAX_HOP_ENTITIES]
     )
     strongest = max(seeds.values())
-    return {row["entity_id"]: HOP_WEIGHT * strongest for row in neighbours}
+    hops = {}
+    for row in neighbours:
+        if len(hops) == MAX_HOP_ENTITIES or row["entity__episode_count"] > room:
+            continue
+        hops[row["entity_id"]] = HOP_WEIGHT * strongest
+        room -= row["entity__episode_count"]
+    return hops
 
 
 def search(
     *, bank: Bank, query_text: str, limit: int, filters: RecallFilters | None = None, as_of: datetime | None = None
 ) -> list[Hit]:
     """Up to ``limit`` episodes mentioning the query's entities (or their neighbours), strongest first."""
-    seeds = seed_entities(bank=bank, query_text=query_text)
+    seeds, linked = _seeds(bank, query_text)
     if not seeds:
         return []
-    weights = {**_one_hop(bank, seeds), **seeds}
+    weights = {**_one_hop(bank, seeds, room=_LINK_BUDGET - linked), **seeds}
     weight = Case(
         *[When(entity_id=pk, then=Value(w)) for pk, w in weights.items()], default=Value(0.0), output_field=FloatField()
     )

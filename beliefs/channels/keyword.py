@@ -146,9 +146,7 @@ def search(
 def _bm25_over_matches(scoped, lexemes, terms: QueryTerms, limit: int) -> list[tuple[int, float]]:
     # The selecting lexemes reach about _CANDIDATE_BUDGET episodes, and every match is scored. When
     # even the rarest word is everywhere, an unordered slice keeps the heap scan short.
-    candidates = (
-        scoped.filter(search_vector=_tsquery(lexemes)).order_by().values("id", "search_vector")[:_MAX_SCORED]
-    )
+    candidates = scoped.filter(search_vector=_tsquery(lexemes)).order_by().values("id", "search_vector")[:_MAX_SCORED]
     sql, params = candidates.query.sql_with_params()
     return _bm25(sql, list(params), terms, limit)
 
