@@ -79,7 +79,7 @@ def main() -> None:
         recall_times.append(t.seconds)
         vector = embed_query(query)
         with Timer() as t:
-            approx = semantic.search(bank=bank, query_vector=vector, limit=10)
+            approx = semantic.search(bank=bank, query_vector=vector, limit=10, exact=False)
         semantic_times.append(t.seconds)
         with Timer() as t:
             exact = semantic.search(bank=bank, query_vector=vector, limit=10, exact=True)

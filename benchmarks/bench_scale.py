@@ -180,7 +180,7 @@ def measure(bank, queries: list[str], *, exact_queries: int) -> dict:
         channel_ms.append(result.channel_ms)
         vector = embed_query(query)
         with Timer() as t:
-            approx = semantic.search(bank=bank, query_vector=vector, limit=10)
+            approx = semantic.search(bank=bank, query_vector=vector, limit=10, exact=False)
         semantic_times.append(t.seconds)
         if index < exact_queries:
             with Timer() as t:
@@ -268,7 +268,7 @@ def small_bank_check(bank) -> dict:
     qrng = random.Random(5)
     for _ in range(30):
         vector = embed_query(synthetic_query(qrng))
-        approx = semantic.search(bank=bank, query_vector=vector, limit=10)
+        approx = semantic.search(bank=bank, query_vector=vector, limit=10, exact=False)
         exact = semantic.search(bank=bank, query_vector=vector, limit=10, exact=True)
         agreements.append(len({h.item_id for h in approx} & {h.item_id for h in exact}) / 10)
     return {"episodes": 50, "hnsw_recall_at_10_vs_exact": round(sum(agreements) / len(agreements), 4)}

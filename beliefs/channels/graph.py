@@ -78,7 +78,9 @@ def search(
     seeds, linked = _seeds(bank, query_text)
     if not seeds:
         return []
-    weights = {**_one_hop(bank, seeds, room=_LINK_BUDGET - linked), **seeds}
+    # Hop only when the named entities lead to few episodes: broaden thin evidence, not rich.
+    hops = _one_hop(bank, seeds, room=_LINK_BUDGET - linked) if linked < limit else {}
+    weights = {**hops, **seeds}
     weight = Case(
         *[When(entity_id=pk, then=Value(w)) for pk, w in weights.items()], default=Value(0.0), output_field=FloatField()
     )

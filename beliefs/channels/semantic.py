@@ -21,6 +21,14 @@ from beliefs.selectors.episodes import episodes_matching
 CHANNEL = "semantic"
 
 
+def bank_is_small(bank: Bank) -> bool:
+    """Whether an exact scan of the bank is about as cheap as an index walk."""
+    from beliefs.models import BankTextStats
+
+    size = BankTextStats.objects.filter(bank=bank).values_list("doc_count", flat=True).first() or 0
+    return size <= settings.MEMORYHUB["EXACT_SEARCH_BELOW"]
+
+
 def search(
     *,
     bank: Bank,
@@ -28,13 +36,17 @@ def search(
     limit: int,
     filters: RecallFilters | None = None,
     as_of: datetime | None = None,
-    exact: bool = False,
+    exact: bool | None = None,
 ) -> list[Hit]:
     """Up to ``limit`` episodes closest to ``query_vector``; score = cosine similarity.
 
     ``exact=True`` disables the index (a sequential scan): the ground truth benchmarks
-    compare the index against.
+    compare the index against. By default small banks are searched exactly — it costs a
+    few milliseconds there, and an approximate graph walk through a big shared index can
+    miss the one live row of a tiny bank — and larger banks use HNSW.
     """
+    if exact is None:
+        exact = bank_is_small(bank)
     queryset = (
         episodes_matching(bank=bank, filters=filters, as_of=as_of)
         .annotate(distance=CosineDistance("embedding", query_vector))

@@ -9,7 +9,7 @@ themselves ("…I went yesterday"). Candidates are ordered by semantic similarit
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 import numpy as np
 from django.db import connection, transaction
@@ -17,6 +17,7 @@ from django.db.models import Max, Q
 from pgvector.django import CosineDistance
 
 from banks.models import Bank
+from beliefs.channels.semantic import bank_is_small
 from beliefs.engine.temporal import TimeRange, asks_when, parse_time_ranges
 from beliefs.engine.types import Hit, RecallFilters
 from beliefs.selectors.episodes import episodes_matching
@@ -29,6 +30,11 @@ def reference_time(*, bank: Bank, now: datetime | None, as_of: datetime | None) 
     if now is not None:
         return now
     return episodes_matching(bank=bank, as_of=as_of).aggregate(latest=Max("occurred_at"))["latest"]
+
+
+def has_time_expression(query_text: str) -> bool:
+    """Whether ``query_text`` names a time at all (checked against an arbitrary reference)."""
+    return bool(parse_time_ranges(query_text, datetime(2000, 6, 15, tzinfo=UTC)))
 
 
 def query_ranges(query_text: str, reference: datetime | None) -> list[TimeRange]:
@@ -63,6 +69,8 @@ def search(
         .values_list("id", "distance")[:limit]
     )
     with transaction.atomic(), connection.cursor() as cursor:
+        if bank_is_small(bank):
+            cursor.execute("SELECT set_config('enable_indexscan', 'off', true)")
         cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
         cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(max(100, limit))])
         rows = sorted(queryset, key=lambda row: (row[1], row[0]))

@@ -175,7 +175,12 @@ def recall(
     query_vector = embed_query(query)
     runner.timings["embed"] = round((time.perf_counter() - embed_started) * 1000, 2)
     pending = {}
-    reference_future = runner.submit("reference", temporal.reference_time, bank=bank, now=now, as_of=as_of)
+    # The reference time costs a query; only a query with a time expression needs it.
+    reference_future = (
+        runner.submit("reference", temporal.reference_time, bank=bank, now=now, as_of=as_of)
+        if temporal.has_time_expression(query)
+        else _Done(now)
+    )
     keyword_future = runner.submit(
         "keyword", _keyword_channel, run="keyword" in channels, query=query, limit=limit, **scope
     )
