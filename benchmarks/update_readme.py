@@ -60,8 +60,8 @@ def locomo_table(r: dict) -> str:
     if latency:
         lines.append("")
         lines.append(
-            "Latency per recall through the API in-process over all budgets, measured while another evaluation "
-            "shared the two cores (the scale and foundation benchmarks measure latency on a quiet machine): "
+            "Latency per recall through the API in-process over all budgets up to 16K tokens, on a machine "
+            "that was not kept quiet (the scale and foundation benchmarks measure latency alone): "
             + "; ".join(f"{mode} p50 {v['p50_ms']} ms / p95 {v['p95_ms']} ms" for mode, v in latency.items())
         )
     return "\n".join(lines)
