@@ -9,7 +9,7 @@ themselves ("…I went yesterday"). Candidates are ordered by semantic similarit
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 import numpy as np
 from django.db import connection, transaction
@@ -30,11 +30,6 @@ def reference_time(*, bank: Bank, now: datetime | None, as_of: datetime | None) 
     if now is not None:
         return now
     return episodes_matching(bank=bank, as_of=as_of).aggregate(latest=Max("occurred_at"))["latest"]
-
-
-def has_time_expression(query_text: str) -> bool:
-    """Whether ``query_text`` names a time at all (checked against an arbitrary reference)."""
-    return bool(parse_time_ranges(query_text, datetime(2000, 6, 15, tzinfo=UTC)))
 
 
 def query_ranges(query_text: str, reference: datetime | None) -> list[TimeRange]:

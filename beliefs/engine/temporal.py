@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 MONTHS = {
     name: index
@@ -291,10 +291,17 @@ def parse_time_ranges(text: str, reference: datetime) -> list[TimeRange]:
     return ranges
 
 
+_ANY_REFERENCE = datetime(2000, 6, 15, tzinfo=UTC)
+
+
+def names_time(text: str) -> bool:
+    """Does ``text`` contain a time expression? (Whether one matches does not depend on the reference.)"""
+    return bool(parse_time_ranges(text, _ANY_REFERENCE))
+
+
 def mentions_time(text: str) -> bool:
-    """Does the text carry any time information of its own?"""
-    reference = datetime(2000, 1, 1).astimezone()
-    return bool(parse_time_ranges(text, reference)) or bool(_LOOSE_TIME.search(text))
+    """Does the text carry any time information of its own, resolvable or loose ("the other day")?"""
+    return names_time(text) or bool(_LOOSE_TIME.search(text))
 
 
 _LOOSE_TIME = re.compile(

@@ -28,6 +28,7 @@ from beliefs.channels import graph, keyword, recency, semantic, temporal
 from beliefs.engine.fusion import reciprocal_rank_fusion
 from beliefs.engine.packing import MIN_TRIM_SOURCE_TOKENS, best_passage, pack_greedy
 from beliefs.engine.rerank import Ranked, collapse_duplicates, keep_order, rerank
+from beliefs.engine.temporal import names_time
 from beliefs.engine.types import FusedCandidate, Hit, PackedItem, RecallFilters, RecallResult
 from beliefs.selectors.episodes import (
     episode_texts,
@@ -178,7 +179,7 @@ def recall(
     # The reference time costs a query; only a query with a time expression needs it.
     reference_future = (
         runner.submit("reference", temporal.reference_time, bank=bank, now=now, as_of=as_of)
-        if temporal.has_time_expression(query)
+        if names_time(query)
         else _Done(now)
     )
     keyword_future = runner.submit(

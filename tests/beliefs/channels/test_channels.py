@@ -123,5 +123,5 @@ def test_keyword_websearch_operators_filter(caller):
     assert texts(caller.bank, quoted) == ["backup failed on db-02"]
     excluded = keyword.search(bank=caller.bank, query_text="backup -window", limit=5)
     assert sorted(texts(caller.bank, excluded)) == ["backup failed on db-02", "backup finished on db-01"]
-    for hostile in ['"', '-', '"unclosed phrase', "- -- ---", '"" -""']:
+    for hostile in ['"', "-", '"unclosed phrase', "- -- ---", '"" -""']:
         keyword.search(bank=caller.bank, query_text=f"backup {hostile}", limit=5)
