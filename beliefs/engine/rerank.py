@@ -11,7 +11,7 @@ cross-encoder can replace the dense/lexical mix when one is configured.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -151,6 +151,3 @@ def collapse_duplicates(
         )
         for index in kept
     ]
-
-
-CrossEncoderScorer = Callable[[str, list[str]], np.ndarray]

@@ -42,7 +42,6 @@ from memoryhub.embeddings import cross_encoder_scores, embed_query
 from memoryhub.tokens import count_tokens
 
 CHANNELS = ("semantic", "keyword", "graph", "temporal")
-ALL_CHANNELS = (*CHANNELS, "recent")
 # Typical items cost 20-40 tokens: each channel contributes enough candidates to fill the budget.
 _TOKENS_PER_CANDIDATE = 8
 _MAX_CANDIDATES = 500

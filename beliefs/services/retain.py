@@ -24,6 +24,7 @@ from django.utils.dateparse import parse_datetime
 from banks.models import Bank
 from beliefs.models import Episode, Provenance, RetainBatch
 from beliefs.services.indexing import episodes_index
+from memoryhub import metrics
 from memoryhub.embeddings import embed_texts
 from memoryhub.exceptions import IdempotencyKeyReused
 from memoryhub.tokens import count_tokens
@@ -299,6 +300,8 @@ def _finish(batch: RetainBatch, outcomes: list[RetainOutcome], *, tokens: int, e
     batch.finished_at = timezone.now()
     batch.error = ""
     batch.save()
+    duplicates = batch.duplicate_count
+    transaction.on_commit(lambda: metrics.observe_retain(created, duplicates))
     if created:
         batch_id = batch.pk
         transaction.on_commit(lambda: extract_batch_task.delay(batch_id=batch_id))

@@ -55,3 +55,17 @@ def test_schema_declares_bearer_api_keys(client, db):
         "scheme": "bearer",
         "description": "An API key: `Authorization: Bearer mh_…`",
     }
+
+
+def test_retained_episodes_are_counted_after_commit(db, django_capture_on_commit_callbacks, eager_tasks):
+    from memoryhub import metrics
+    from tests.conftest import make_caller, retain_texts
+
+    caller = make_caller()
+    created = metrics.RETAINED.labels(status="created")._value.get()
+    duplicate = metrics.RETAINED.labels(status="duplicate")._value.get()
+    with django_capture_on_commit_callbacks(execute=True):
+        retain_texts(caller.bank, ["counted once", "counted once", "and this"])
+        assert metrics.RETAINED.labels(status="created")._value.get() == created  # nothing before commit
+    assert metrics.RETAINED.labels(status="created")._value.get() == created + 2
+    assert metrics.RETAINED.labels(status="duplicate")._value.get() == duplicate + 1
