@@ -16,8 +16,14 @@ from celery import shared_task
 from django.db import OperationalError, transaction
 from django.utils import timezone
 
-from beliefs.models import RetainBatch
-from beliefs.services.extract import episodes_extract
+from banks.models import Bank
+from banks.policy import bank_policy
+from beliefs.models import Episode, RetainBatch
+from beliefs.selectors.backlog import banks_with_backlog
+from beliefs.services.consolidate import consolidate
+from beliefs.services.decay import beliefs_decay
+from beliefs.services.extract import bank_extract
+from beliefs.services.mental_models import mental_models_refresh
 from beliefs.services.retain import retain_batch_fail, retain_batch_process
 
 logger = logging.getLogger(__name__)
@@ -32,6 +38,8 @@ _TASK_OPTIONS = {
     "max_retries": 8,
 }
 STALLED_AFTER = timedelta(minutes=10)
+THROTTLE_DELAY = 2  # seconds between runs of a throttled bank
+BUSY_RETRY_DELAY = 5
 MAX_ATTEMPTS = 5
 
 
@@ -54,8 +62,95 @@ def process_retain_batch_task(*, batch_id: int) -> dict:
 
 @shared_task(**_TASK_OPTIONS)
 def extract_batch_task(*, batch_id: int) -> dict:
-    processed = episodes_extract(batch_id=batch_id)
-    return {"batch_id": batch_id, "processed": processed}
+    """Extraction after a retain: the bank's pending episodes (this batch's among them), then consolidation."""
+    bank_id = RetainBatch.objects.filter(pk=batch_id).values_list("bank_id", flat=True).first()
+    if bank_id is None:
+        return {"batch_id": batch_id, "status": "missing"}
+    result = _extract_and_chain(bank_id)
+    if not Episode.objects.filter(batch_id=batch_id, extracted_at__isnull=True).exists():
+        RetainBatch.objects.filter(pk=batch_id).update(extraction_status=RetainBatch.Status.DONE)
+    return {"batch_id": batch_id, **result}
+
+
+@shared_task(**_TASK_OPTIONS)
+def extract_bank_task(*, bank_id: int) -> dict:
+    return _extract_and_chain(bank_id)
+
+
+def _extract_and_chain(bank_id: int) -> dict:
+    bank = Bank.objects.filter(pk=bank_id).first()
+    if bank is None:
+        return {"bank_id": bank_id, "status": "missing"}
+    result = bank_extract(bank=bank)
+    if result.paused:
+        return {"bank_id": bank_id, "status": "paused"}
+    if result.remaining:  # throttled: the rest in a later run, after consolidation had its turn
+        transaction.on_commit(
+            lambda: extract_bank_task.apply_async(kwargs={"bank_id": bank_id}, countdown=THROTTLE_DELAY)
+        )
+    transaction.on_commit(lambda: consolidate_bank_task.delay(bank_id=bank_id))
+    logger.info("bank %s: %s episodes extracted, %s facts", bank_id, result.episodes, result.facts)
+    return {"bank_id": bank_id, "episodes": result.episodes, "facts": result.facts, "remaining": result.remaining}
+
+
+@shared_task(bind=True, **_TASK_OPTIONS)
+def consolidate_bank_task(self, *, bank_id: int) -> dict:
+    bank = Bank.objects.filter(pk=bank_id).first()
+    if bank is None:
+        return {"bank_id": bank_id, "status": "missing"}
+    result = consolidate(bank=bank)
+    if result.busy:  # another worker holds this bank; it cannot see facts stored after it started
+        transaction.on_commit(
+            lambda: consolidate_bank_task.apply_async(kwargs={"bank_id": bank_id}, countdown=BUSY_RETRY_DELAY)
+        )
+    elif result.remaining and not result.paused:
+        transaction.on_commit(
+            lambda: consolidate_bank_task.apply_async(kwargs={"bank_id": bank_id}, countdown=THROTTLE_DELAY)
+        )
+    if result.beliefs_formed or result.beliefs_changed:
+        transaction.on_commit(lambda: refresh_mental_models_task.delay(bank_id=bank_id))
+    return {
+        "bank_id": bank_id,
+        "facts": result.facts,
+        "formed": result.beliefs_formed,
+        "changed": result.beliefs_changed,
+        "busy": result.busy,
+        "paused": result.paused,
+    }
+
+
+@shared_task(**_TASK_OPTIONS)
+def refresh_mental_models_task(*, bank_id: int) -> dict:
+    bank = Bank.objects.filter(pk=bank_id).first()
+    return {"bank_id": bank_id, "refreshed": mental_models_refresh(bank=bank) if bank else 0}
+
+
+@shared_task(**_TASK_OPTIONS)
+def decay_beliefs_task() -> dict:
+    """Hourly: every bank's unconfirmed beliefs lose confidence on the stated curve."""
+    changed_total = 0
+    for bank in Bank.objects.filter(beliefs__isnull=False).distinct():
+        if bank_policy(bank).background_paused:
+            continue
+        changed = beliefs_decay(bank=bank)
+        changed_total += changed
+        if changed:
+            bank_id = bank.pk
+            transaction.on_commit(lambda bank_id=bank_id: refresh_mental_models_task.delay(bank_id=bank_id))
+    return {"changed": changed_total}
+
+
+@shared_task(**_TASK_OPTIONS)
+def resume_stalled_banks_task() -> dict:
+    """Banks whose episodes or facts wait too long (a lost task, a crashed worker) get their work re-queued."""
+    resumed = []
+    for bank in Bank.objects.filter(pk__in=banks_with_backlog(older_than=timezone.now() - STALLED_AFTER)):
+        if bank_policy(bank).background_paused:
+            continue
+        bank_id = bank.pk
+        resumed.append(bank_id)
+        transaction.on_commit(lambda bank_id=bank_id: extract_bank_task.delay(bank_id=bank_id))
+    return {"resumed": resumed}
 
 
 @shared_task(**_TASK_OPTIONS)

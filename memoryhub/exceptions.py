@@ -71,6 +71,43 @@ class EmbeddingUnavailable(MemoryHubError):
     default_detail = "The embedding model could not be loaded."
 
 
+class InvalidPolicy(MemoryHubError):
+    default_code = "invalid_policy"
+    default_detail = "The bank policy is not valid; 'extra' names the field."
+
+
+class FactNotFound(MemoryHubError):
+    status_code = status.HTTP_404_NOT_FOUND
+    default_code = "fact_not_found"
+    default_detail = "No such fact in this bank."
+
+
+class BeliefNotFound(MemoryHubError):
+    status_code = status.HTTP_404_NOT_FOUND
+    default_code = "belief_not_found"
+    default_detail = "No such belief in this bank."
+
+
+class MentalModelNotFound(MemoryHubError):
+    status_code = status.HTTP_404_NOT_FOUND
+    default_code = "mental_model_not_found"
+    default_detail = "No such mental model in this bank."
+
+
+class MentalModelNameTaken(MemoryHubError):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "mental_model_name_taken"
+    default_detail = "A mental model with this name already exists in the bank."
+
+
+class LLMError(MemoryHubError):
+    """The configured LLM failed, timed out or answered with something unusable."""
+
+    status_code = status.HTTP_502_BAD_GATEWAY
+    default_code = "llm_failed"
+    default_detail = "The language model did not return a usable answer."
+
+
 # DRF exception class -> stable code. DRF's own codes are kept where they are already stable.
 _DRF_CODES = {
     drf_exceptions.ParseError: "malformed_request",

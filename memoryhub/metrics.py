@@ -29,6 +29,16 @@ RECALL_BUDGET_UTILISATION = Histogram(
 )
 RECALL_DROPPED = Counter("memoryhub_recall_dropped_by_budget_total", "Candidates left out by the token budget.")
 RETAINED = Counter("memoryhub_retained_episodes_total", "Episodes retained.", ["status"])
+LLM_CALLS = Counter("memoryhub_llm_calls_total", "LLM calls by provider and outcome.", ["provider", "status"])
+LLM_TOKENS = Counter("memoryhub_llm_tokens_total", "LLM tokens by provider and direction.", ["provider", "direction"])
+LLM_LATENCY = Histogram(
+    "memoryhub_llm_latency_seconds",
+    "LLM call latency by provider.",
+    ["provider"],
+    buckets=(0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+)
+FACTS_EXTRACTED = Counter("memoryhub_facts_extracted_total", "Facts extracted from episodes.", ["extractor"])
+BELIEF_CHANGES = Counter("memoryhub_belief_changes_total", "Belief versions written, by cause.", ["cause"])
 
 
 def observe_recall(result) -> None:
@@ -44,12 +54,63 @@ def observe_retain(created: int, duplicates: int) -> None:
         RETAINED.labels(status="duplicate").inc(duplicates)
 
 
+def _provider() -> str:
+    from urllib.parse import urlparse
+
+    from django.conf import settings
+
+    return urlparse(settings.MEMORYHUB["LLM_BASE_URL"]).hostname or "none"
+
+
+def observe_llm_call(*, status: str, latency_ms: float, usage=None) -> None:
+    provider = _provider()
+    LLM_CALLS.labels(provider=provider, status=status).inc()
+    LLM_LATENCY.labels(provider=provider).observe(latency_ms / 1000)
+    if usage is not None:
+        LLM_TOKENS.labels(provider=provider, direction="in").inc(usage.tokens_in)
+        LLM_TOKENS.labels(provider=provider, direction="out").inc(usage.tokens_out)
+
+
+def observe_facts(extractor: str, count: int) -> None:
+    if count:
+        FACTS_EXTRACTED.labels(extractor=extractor).inc(count)
+
+
+def observe_belief_change(cause: str) -> None:
+    BELIEF_CHANGES.labels(cause=cause).inc()
+
+
+class BacklogCollector:
+    """Reads the background backlog from PostgreSQL at scrape time (the truth, not a cached count)."""
+
+    def collect(self):
+        from prometheus_client.core import GaugeMetricFamily
+
+        from beliefs.selectors.backlog import backlog_summary
+
+        summary = backlog_summary()
+        lag = GaugeMetricFamily(
+            "memoryhub_consolidation_lag_seconds",
+            "Age of the oldest episode or fact that extraction/consolidation has not reached yet.",
+        )
+        lag.add_metric([], summary.lag_seconds)
+        yield lag
+        pending = GaugeMetricFamily(
+            "memoryhub_background_pending", "Items waiting for background work.", labels=["stage"]
+        )
+        pending.add_metric(["extraction"], summary.unextracted_episodes)
+        pending.add_metric(["consolidation"], summary.unconsolidated_facts)
+        yield pending
+
+
 def render() -> tuple[bytes, str]:
     """The exposition text for every process (multiprocess mode) or this one."""
+    backlog = CollectorRegistry()
+    backlog.register(BacklogCollector())
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
-        return generate_latest(registry), CONTENT_TYPE_LATEST
+        return generate_latest(registry) + generate_latest(backlog), CONTENT_TYPE_LATEST
     from prometheus_client import REGISTRY
 
-    return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
+    return generate_latest(REGISTRY) + generate_latest(backlog), CONTENT_TYPE_LATEST

@@ -173,6 +173,14 @@ CELERY_BEAT_SCHEDULE = {
         "task": "beliefs.tasks.requeue_stalled_batches_task",
         "schedule": 300.0,
     },
+    "resume-stalled-banks": {
+        "task": "beliefs.tasks.resume_stalled_banks_task",
+        "schedule": 300.0,
+    },
+    "decay-beliefs": {
+        "task": "beliefs.tasks.decay_beliefs_task",
+        "schedule": 3600.0,
+    },
 }
 
 # --- Engine -------------------------------------------------------------------------
@@ -195,6 +203,14 @@ MEMORYHUB = {
     "PARALLEL_CHANNELS": env_bool("MEMORYHUB_PARALLEL_CHANNELS", True),
     # "dense" (default, no model needed) or "none"; a cross-encoder model path enables cross-encoder scores.
     "RERANK_MODEL": os.environ.get("MEMORYHUB_RERANK_MODEL", ""),
+    # Optional OpenAI-compatible LLM (extraction, reflect answers). Never needed: keyless paths are the default.
+    "LLM_BASE_URL": os.environ.get("MEMORYHUB_LLM_BASE_URL", ""),
+    "LLM_API_KEY": os.environ.get("MEMORYHUB_LLM_API_KEY", ""),
+    "LLM_MODEL": os.environ.get("MEMORYHUB_LLM_MODEL", ""),
+    "LLM_TIMEOUT_SECONDS": float(os.environ.get("MEMORYHUB_LLM_TIMEOUT_SECONDS", "30")),
+    "LLM_RETRIES": env_int("MEMORYHUB_LLM_RETRIES", 2),
+    # Beliefs and facts in recall: a derived item must be at least this similar to the query.
+    "DERIVED_MIN_SIMILARITY": float(os.environ.get("MEMORYHUB_DERIVED_MIN_SIMILARITY", "0.35")),
 }
 
 LOGGING = {

@@ -1,6 +1,24 @@
+from beliefs.models.beliefs import Belief, BeliefVersion, Evidence
 from beliefs.models.entities import Entity, EpisodeEntity
 from beliefs.models.episodes import Episode, Provenance
+from beliefs.models.facts import Extractor, Fact
 from beliefs.models.jobs import RetainBatch
+from beliefs.models.mental_models import BankUsage, MentalModel
 from beliefs.models.search import BankTerm, BankTextStats
 
-__all__ = ["BankTerm", "BankTextStats", "Entity", "Episode", "EpisodeEntity", "Provenance", "RetainBatch"]
+__all__ = [
+    "BankTerm",
+    "BankTextStats",
+    "BankUsage",
+    "Belief",
+    "BeliefVersion",
+    "Entity",
+    "Episode",
+    "EpisodeEntity",
+    "Evidence",
+    "Extractor",
+    "Fact",
+    "MentalModel",
+    "Provenance",
+    "RetainBatch",
+]

@@ -1,23 +1,153 @@
-"""Extract: the background stage that follows every retain.
+"""Extract: read facts out of new episodes (the stage between retain and consolidate).
 
-Today it marks a batch's episodes as processed, which is what later stages (entity and
-fact extraction, consolidation) hang off; it is idempotent, so a redelivered task is a
-no-op.
+Episodes are recallable the moment retain returns; extraction runs later, in a worker,
+oldest first, at most ``max_episodes_per_run`` per call (the bank's throttle). Typed
+events map to facts directly; free text goes to the LLM when the bank asks for it, one
+is configured and the bank is under its monthly token cap, and to the keyless rules
+otherwise — including when the LLM fails. Safe to repeat: a fact is unique per episode
+and claim, and an episode is marked extracted in the same transaction as its facts.
 """
 
 from __future__ import annotations
 
+import logging
+from dataclasses import dataclass
+from datetime import date
+
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
-from beliefs.models import Episode, RetainBatch
+from banks.models import Bank
+from banks.policy import BankPolicy, bank_policy
+from beliefs.extractors import FactDraft, llm, rules, structured
+from beliefs.models import BankUsage, Episode, Fact
+from memoryhub import metrics
+from memoryhub.embeddings import embed_texts
+from memoryhub.exceptions import LLMError
+
+logger = logging.getLogger(__name__)
 
 
-def episodes_extract(*, batch_id: int) -> int:
-    """Process the unprocessed episodes of one batch; return how many were processed."""
+@dataclass(frozen=True)
+class ExtractResult:
+    episodes: int
+    facts: int
+    remaining: int
+    llm_calls: int = 0
+    llm_failures: int = 0
+    paused: bool = False
+
+
+def bank_extract(*, bank: Bank, limit: int | None = None) -> ExtractResult:
+    """Extract facts from the oldest unextracted episodes of ``bank``; returns counts and what is left."""
+    policy = bank_policy(bank)
+    if policy.background_paused:
+        return ExtractResult(0, 0, _pending(bank), paused=True)
+    limit = limit or policy.max_episodes_per_run
+    candidates = list(
+        Episode.objects.filter(bank=bank, extracted_at__isnull=True)
+        .order_by("recorded_at", "id")
+        .only("id", "content", "metadata", "subject", "provenance", "occurred_at", "recorded_at", "mentioned_start")[
+            :limit
+        ]
+    )
+    drafts_by_episode: dict[int, list[FactDraft]] = {}
+    calls = failures = 0
+    for episode in candidates:
+        drafts, used_llm, failed = _drafts_for(bank, policy, episode)
+        drafts_by_episode[episode.pk] = drafts
+        calls += used_llm
+        failures += failed
+    statements = sorted({d.statement for drafts in drafts_by_episode.values() for d in drafts})
+    vectors = dict(zip(statements, embed_texts(statements), strict=True)) if statements else {}
+
+    created = 0
     with transaction.atomic():
-        processed = Episode.objects.filter(batch_id=batch_id, extracted_at__isnull=True).update(
-            extracted_at=timezone.now()
+        # Another worker may have taken some of these episodes meanwhile: only ours get facts.
+        mine = list(
+            Episode.objects.select_for_update(skip_locked=True)
+            .filter(pk__in=[e.pk for e in candidates], extracted_at__isnull=True)
+            .values_list("id", flat=True)
         )
-        RetainBatch.objects.filter(pk=batch_id).update(extraction_status=RetainBatch.Status.DONE)
-    return processed
+        by_id = {e.pk: e for e in candidates}
+        rows = [
+            _fact_row(bank, by_id[pk], draft, vectors[draft.statement])
+            for pk in mine
+            for draft in drafts_by_episode[pk]
+        ]
+        created = len(Fact.objects.bulk_create(rows, ignore_conflicts=True, batch_size=500))
+        Episode.objects.filter(pk__in=mine).update(extracted_at=timezone.now())
+    for extractor in ("structured", "rules", "llm"):
+        metrics.observe_facts(extractor, sum(1 for row in rows if row.extractor == extractor))
+    return ExtractResult(len(mine), created, _pending(bank), llm_calls=calls, llm_failures=failures)
+
+
+def _pending(bank: Bank) -> int:
+    return Episode.objects.filter(bank=bank, extracted_at__isnull=True).count()
+
+
+def _drafts_for(bank: Bank, policy: BankPolicy, episode: Episode) -> tuple[list[FactDraft], int, int]:
+    """(drafts, LLM calls made, LLM failures) for one episode."""
+    metadata = episode.metadata if isinstance(episode.metadata, dict) else {}
+    drafts = structured.extract(episode.content, metadata)
+    if metadata.get("event"):
+        return drafts, 0, 0  # a typed event says what it means; its free text is a rendering of it
+    if policy.llm_extract and llm.llm_configured() and _under_cap(bank, policy):
+        try:
+            llm_drafts, usage = llm.extract(episode.content)
+        except LLMError as exc:
+            logger.warning("LLM extraction failed for episode %s (%s); using rules", episode.pk, exc.extra)
+            _record_usage(bank, calls=1, failures=1)
+            return drafts + rules.extract(episode.content, speaker=episode.subject), 1, 1
+        _record_usage(bank, calls=1, tokens_in=usage.tokens_in, tokens_out=usage.tokens_out)
+        return drafts + llm_drafts, 1, 0
+    return drafts + rules.extract(episode.content, speaker=episode.subject), 0, 0
+
+
+def _period() -> date:
+    return timezone.now().date().replace(day=1)
+
+
+def _under_cap(bank: Bank, policy: BankPolicy) -> bool:
+    if policy.llm_monthly_token_cap is None:
+        return True
+    usage = BankUsage.objects.filter(bank=bank, period=_period()).first()
+    spent = (usage.llm_tokens_in + usage.llm_tokens_out) if usage else 0
+    return spent < policy.llm_monthly_token_cap
+
+
+def _record_usage(bank: Bank, *, calls: int, failures: int = 0, tokens_in: int = 0, tokens_out: int = 0) -> None:
+    usage, _ = BankUsage.objects.get_or_create(bank=bank, period=_period(), defaults={"tenant_id": bank.tenant_id})
+    BankUsage.objects.filter(pk=usage.pk).update(
+        llm_calls=F("llm_calls") + calls,
+        llm_failures=F("llm_failures") + failures,
+        llm_tokens_in=F("llm_tokens_in") + tokens_in,
+        llm_tokens_out=F("llm_tokens_out") + tokens_out,
+    )
+
+
+def _fact_row(bank: Bank, episode: Episode, draft: FactDraft, vector) -> Fact:
+    valid_at = draft.valid_at or episode.mentioned_start or episode.occurred_at
+    return Fact(
+        tenant_id=bank.tenant_id,
+        bank=bank,
+        episode_id=episode.pk,
+        subject=draft.subject[:255],
+        subject_key=draft.subject_key,
+        predicate=draft.predicate[:64],
+        object=draft.object[:500],
+        object_key=draft.object_key,
+        negated=draft.negated,
+        hedged=draft.hedged,
+        functional=draft.functional,
+        statement=draft.statement,
+        quote=episode.content[draft.quote_start : draft.quote_end],
+        quote_start=draft.quote_start,
+        quote_end=draft.quote_end,
+        extractor=draft.extractor,
+        provenance=episode.provenance,
+        valid_at=valid_at,
+        created_at=episode.recorded_at,
+        embedding=vector,
+    )

@@ -1,0 +1,120 @@
+"""A bank's policy, read in one place with documented defaults.
+
+``Bank.policy`` is a JSON object; every key is optional. This module turns it into a
+typed, validated ``BankPolicy`` so services never read raw JSON:
+
+- ``disposition.skepticism`` (0–1, default 0.25): how much evidence a belief needs
+  before it forms (``1 + round(4 × skepticism)`` distinct supporting episodes) and how
+  slowly confidence moves (the prior ``k = 0.5 + 2 × skepticism`` in the confidence rule).
+- ``disposition.literalism`` (0–1, default 0.5): how much hedged statements ("probably",
+  "I think") count — each weighs ``1 − literalism`` of a plain statement.
+- ``decay.horizon_days`` (default 90) and ``decay.half_life_days`` (default 30): a belief
+  not reconfirmed within the horizon turns stale and its confidence halves every
+  half-life after it.
+- ``background.paused`` (default false) and ``background.max_episodes_per_run`` (default
+  2000): stop or throttle extraction and consolidation for this bank.
+- ``llm.extract`` (default false) and ``llm.monthly_token_cap`` (default none): use the
+  configured LLM for extraction, and stop using it once the bank spent the cap this month.
+- ``channel_weights``/``rerank_weights``: recall tuning (see ``beliefs.services.recall``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memoryhub.exceptions import InvalidPolicy
+
+
+@dataclass(frozen=True)
+class BankPolicy:
+    skepticism: float = 0.25
+    literalism: float = 0.5
+    decay_horizon_days: float = 90.0
+    decay_half_life_days: float = 30.0
+    background_paused: bool = False
+    max_episodes_per_run: int = 2000
+    llm_extract: bool = False
+    llm_monthly_token_cap: int | None = None
+
+    @property
+    def min_support(self) -> int:
+        """Distinct supporting episodes a belief needs before it forms."""
+        return 1 + round(4 * self.skepticism)
+
+    @property
+    def prior_strength(self) -> float:
+        """The ``k`` in ``support / (support + contradiction + k)``: larger moves slower."""
+        return 0.5 + 2 * self.skepticism
+
+    @property
+    def hedged_weight(self) -> float:
+        return 1.0 - self.literalism
+
+
+_SHAPE = {
+    "disposition": {"skepticism": (float, 0.0, 1.0), "literalism": (float, 0.0, 1.0)},
+    "decay": {"horizon_days": (float, 1.0, 3650.0), "half_life_days": (float, 1.0, 3650.0)},
+    "background": {"paused": (bool, None, None), "max_episodes_per_run": (int, 10, 100000)},
+    "llm": {"extract": (bool, None, None), "monthly_token_cap": (int, 0, 10**12)},
+}
+_OPEN_KEYS = {"channel_weights", "rerank_weights", "anomaly", "churn", "defense", "distillation"}
+
+
+def validate_policy(policy: dict) -> dict:
+    """Check a policy document's shape and ranges; raise ``InvalidPolicy`` naming the first bad key."""
+    if not isinstance(policy, dict):
+        raise InvalidPolicy(extra={"field": "policy", "reason": "must be an object"})
+    for section, value in policy.items():
+        if section in _OPEN_KEYS:
+            continue
+        if section not in _SHAPE:
+            raise InvalidPolicy(extra={"field": section, "reason": "unknown policy section"})
+        if not isinstance(value, dict):
+            raise InvalidPolicy(extra={"field": section, "reason": "must be an object"})
+        for key, item in value.items():
+            if key not in _SHAPE[section]:
+                raise InvalidPolicy(extra={"field": f"{section}.{key}", "reason": "unknown key"})
+            kind, low, high = _SHAPE[section][key]
+            _check(f"{section}.{key}", item, kind, low, high)
+    return policy
+
+
+def _check(name: str, value, kind, low, high) -> None:
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise InvalidPolicy(extra={"field": name, "reason": "must be true or false"})
+        return
+    if value is None and name == "llm.monthly_token_cap":
+        return
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or (kind is int and not float(value).is_integer())
+    ):
+        raise InvalidPolicy(extra={"field": name, "reason": f"must be a{'n integer' if kind is int else ' number'}"})
+    if not low <= value <= high:
+        raise InvalidPolicy(extra={"field": name, "reason": f"must be between {low} and {high}"})
+
+
+def bank_policy(bank) -> BankPolicy:
+    """The bank's policy with defaults filled in (invalid stored values fall back to defaults)."""
+    raw = bank.policy if isinstance(bank.policy, dict) else {}
+    disposition = raw.get("disposition") or {}
+    decay = raw.get("decay") or {}
+    background = raw.get("background") or {}
+    llm = raw.get("llm") or {}
+    defaults = BankPolicy()
+    try:
+        validate_policy({k: v for k, v in raw.items() if k in _SHAPE})
+    except InvalidPolicy:
+        return defaults
+    return BankPolicy(
+        skepticism=float(disposition.get("skepticism", defaults.skepticism)),
+        literalism=float(disposition.get("literalism", defaults.literalism)),
+        decay_horizon_days=float(decay.get("horizon_days", defaults.decay_horizon_days)),
+        decay_half_life_days=float(decay.get("half_life_days", defaults.decay_half_life_days)),
+        background_paused=bool(background.get("paused", defaults.background_paused)),
+        max_episodes_per_run=int(background.get("max_episodes_per_run", defaults.max_episodes_per_run)),
+        llm_extract=bool(llm.get("extract", defaults.llm_extract)),
+        llm_monthly_token_cap=llm.get("monthly_token_cap", defaults.llm_monthly_token_cap),
+    )

@@ -1,0 +1,42 @@
+"""How far background work is behind, across all banks (for /metrics and the stalled-bank sweep)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Min
+from django.utils import timezone
+
+from beliefs.models import Episode, Fact
+
+
+@dataclass(frozen=True)
+class Backlog:
+    unextracted_episodes: int
+    unconsolidated_facts: int
+    lag_seconds: float
+
+
+def backlog_summary(now: datetime | None = None) -> Backlog:
+    """Counts of waiting work and the age of the oldest waiting item (0 when nothing waits)."""
+    now = now or timezone.now()
+    episodes = Episode.objects.filter(extracted_at__isnull=True).aggregate(oldest=Min("recorded_at"))
+    facts = Fact.objects.filter(consolidated_at__isnull=True).aggregate(oldest=Min("created_at"))
+    oldest = min((t for t in (episodes["oldest"], facts["oldest"]) if t is not None), default=None)
+    return Backlog(
+        unextracted_episodes=Episode.objects.filter(extracted_at__isnull=True).count(),
+        unconsolidated_facts=Fact.objects.filter(consolidated_at__isnull=True).count(),
+        lag_seconds=max(0.0, (now - oldest).total_seconds()) if oldest else 0.0,
+    )
+
+
+def banks_with_backlog(*, older_than: datetime) -> list[int]:
+    """Ids of banks holding episodes or facts waiting since before ``older_than``."""
+    episode_banks = Episode.objects.filter(extracted_at__isnull=True, recorded_at__lt=older_than).values_list(
+        "bank_id", flat=True
+    )
+    fact_banks = Fact.objects.filter(consolidated_at__isnull=True, created_at__lt=older_than).values_list(
+        "bank_id", flat=True
+    )
+    return sorted(set(episode_banks.distinct()) | set(fact_banks.distinct()))

@@ -1,0 +1,71 @@
+"""Read queries over facts, beliefs and mental models. Every selector takes an authorised ``bank``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db.models import Prefetch, Q, QuerySet
+
+from banks.models import Bank
+from beliefs.models import Belief, BeliefVersion, Evidence, Fact, MentalModel
+
+
+def fact_list(*, bank: Bank, valid_at: datetime | None = None, known_at: datetime | None = None) -> QuerySet[Fact]:
+    """Facts of ``bank``; with ``valid_at`` only those true then, as the bank knew it at ``known_at``.
+
+    Bi-temporal: a fact is visible at ``known_at`` once created; its ``invalid_at`` counts
+    only if the bank had learned it by ``known_at`` (``expired_at <= known_at``).
+    """
+    queryset = Fact.objects.filter(bank=bank).defer("embedding", "search_vector")
+    if known_at is not None:
+        queryset = queryset.filter(created_at__lte=known_at)
+    if valid_at is not None:
+        closed = Q(invalid_at__lte=valid_at)
+        if known_at is not None:
+            closed &= Q(expired_at__lte=known_at)
+        queryset = queryset.filter(valid_at__lte=valid_at).exclude(closed)
+    return queryset.order_by("-valid_at", "-id")
+
+
+def fact_get(*, bank: Bank, fact_id: int) -> Fact | None:
+    return fact_list(bank=bank).filter(pk=fact_id).first()
+
+
+def belief_list(*, bank: Bank) -> QuerySet[Belief]:
+    """Beliefs of ``bank``, most confident first, without vectors."""
+    return Belief.objects.filter(bank=bank).defer("embedding", "search_vector").order_by("-confidence", "-id")
+
+
+def belief_get(*, bank: Bank, belief_id: int) -> Belief | None:
+    """One belief with its evidence (strongest first) and version history."""
+    return (
+        belief_list(bank=bank)
+        .filter(pk=belief_id)
+        .prefetch_related(
+            Prefetch("evidence", queryset=Evidence.objects.order_by("stance", "-observed_at", "id")),
+            Prefetch("versions", queryset=BeliefVersion.objects.order_by("version")),
+        )
+        .first()
+    )
+
+
+def beliefs_as_of(*, bank: Bank, at: datetime) -> list[tuple[Belief, BeliefVersion]]:
+    """What the bank believed at ``at``: each belief formed by then, with its latest version at that time."""
+    versions = (
+        BeliefVersion.objects.filter(bank=bank, effective_at__lte=at)
+        .order_by("belief_id", "-effective_at", "-version")
+        .distinct("belief_id")
+    )
+    latest = {v.belief_id: v for v in versions}
+    beliefs = belief_list(bank=bank).filter(pk__in=latest.keys())
+    pairs = [(belief, latest[belief.pk]) for belief in beliefs]
+    return sorted(pairs, key=lambda pair: (-pair[1].new_confidence, -pair[0].pk))
+
+
+def mental_model_list(*, bank: Bank) -> QuerySet[MentalModel]:
+    return MentalModel.objects.filter(bank=bank).defer("question_embedding").order_by("name")
+
+
+def mental_model_get(*, bank: Bank, name: str) -> MentalModel | None:
+    """A stored read: one row, no retrieval, no model call."""
+    return mental_model_list(bank=bank).filter(name=name).first()
