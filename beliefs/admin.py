@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from beliefs.models import Episode, RetainBatch
+from beliefs.models import Belief, BeliefVersion, Episode, Evidence, Fact, MentalModel, RetainBatch
 
 
 @admin.register(Episode)
@@ -17,3 +17,51 @@ class RetainBatchAdmin(admin.ModelAdmin):
     list_display = ["id", "bank", "mode", "status", "item_count", "created_count", "created_at"]
     list_filter = ["status", "mode"]
     exclude = ["items"]
+
+
+@admin.register(Fact)
+class FactAdmin(admin.ModelAdmin):
+    list_display = ["id", "bank", "statement", "extractor", "valid_at", "invalid_at", "consolidated_at"]
+    list_filter = ["extractor", "functional", "negated"]
+    search_fields = ["statement"]
+    exclude = ["embedding"]
+    raw_id_fields = ["episode", "invalidated_by"]
+    readonly_fields = ["quote", "quote_start", "quote_end", "created_at", "expired_at"]
+
+
+class EvidenceInline(admin.TabularInline):
+    model = Evidence
+    fields = ["stance", "episode", "quote", "weight", "observed_at"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = False
+
+
+class BeliefVersionInline(admin.TabularInline):
+    model = BeliefVersion
+    fields = ["version", "cause", "new_status", "new_confidence", "new_proof_count", "effective_at"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+
+@admin.register(Belief)
+class BeliefAdmin(admin.ModelAdmin):
+    """Beliefs change through consolidation and review only: read-only here."""
+
+    list_display = ["id", "bank", "statement", "status", "confidence", "proof_count", "last_confirmed_at"]
+    list_filter = ["status"]
+    search_fields = ["statement"]
+    exclude = ["embedding"]
+    inlines = [EvidenceInline, BeliefVersionInline]
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(MentalModel)
+class MentalModelAdmin(admin.ModelAdmin):
+    list_display = ["name", "bank", "status", "refreshed_at"]
+    exclude = ["question_embedding"]
+    readonly_fields = ["status", "answer", "citations", "source_belief_ids", "refreshed_at"]

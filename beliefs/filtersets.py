@@ -1,8 +1,8 @@
-"""Filters for the episode list."""
+"""Filters for the episode, fact and belief lists."""
 
 import django_filters
 
-from beliefs.models import Episode, Provenance
+from beliefs.models import Belief, Episode, Extractor, Fact, Provenance
 
 
 class EpisodeFilterSet(django_filters.FilterSet):
@@ -17,3 +17,31 @@ class EpisodeFilterSet(django_filters.FilterSet):
     class Meta:
         model = Episode
         fields = ["source", "subject", "provenance"]
+
+
+class FactFilterSet(django_filters.FilterSet):
+    subject = django_filters.CharFilter(lookup_expr="icontains")
+    predicate = django_filters.CharFilter()
+    object = django_filters.CharFilter(lookup_expr="icontains")
+    episode = django_filters.NumberFilter(field_name="episode_id")
+    extractor = django_filters.ChoiceFilter(choices=Extractor.choices)
+    current = django_filters.BooleanFilter(
+        field_name="invalid_at", lookup_expr="isnull", label="Only facts no later fact has invalidated."
+    )
+
+    class Meta:
+        model = Fact
+        fields = ["subject", "predicate", "object", "episode", "extractor", "current"]
+
+
+class BeliefFilterSet(django_filters.FilterSet):
+    status = django_filters.MultipleChoiceFilter(choices=Belief.Status.choices)
+    subject = django_filters.CharFilter(lookup_expr="icontains")
+    predicate = django_filters.CharFilter()
+    object = django_filters.CharFilter(lookup_expr="icontains")
+    min_proof_count = django_filters.NumberFilter(field_name="proof_count", lookup_expr="gte")
+    min_confidence = django_filters.NumberFilter(field_name="confidence", lookup_expr="gte")
+
+    class Meta:
+        model = Belief
+        fields = ["status", "subject", "predicate", "object"]

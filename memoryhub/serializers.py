@@ -23,3 +23,14 @@ class StrictInputSerializer(serializers.Serializer):
         serializer = cls(data=data, context=context)
         serializer.is_valid(raise_exception=True)
         return dict(serializer.validated_data)
+
+
+def parse_datetime_param(params: Mapping, name: str):
+    """An optional ISO 8601 query parameter; a malformed one is a 400 naming the parameter."""
+    raw = params.get(name)
+    if raw in (None, ""):
+        return None
+    try:
+        return serializers.DateTimeField().run_validation(raw)
+    except serializers.ValidationError as exc:
+        raise serializers.ValidationError({name: exc.detail}, code="invalid") from exc

@@ -1,12 +1,12 @@
-"""Bank routes: list, create, get."""
+"""Bank routes: list, create, get, update."""
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from banks.api.serializers import BankCreateInputSerializer, BankOutputSerializer
+from banks.api.serializers import BankCreateInputSerializer, BankOutputSerializer, BankUpdateInputSerializer
 from banks.scoping import BankScopedAPIView, TenantScopedAPIView, banks_for_caller, tenant_for_bank_creation
-from banks.services.banks import bank_create
+from banks.services.banks import bank_create, bank_update
 from memoryhub.pagination import paginate
 
 
@@ -35,3 +35,8 @@ class BankDetailApi(BankScopedAPIView):
 
     def get(self, request, bank_slug: str):
         return Response(BankOutputSerializer(self.bank).data)
+
+    @extend_schema(request=BankUpdateInputSerializer, responses=BankOutputSerializer)
+    def patch(self, request, bank_slug: str):
+        data = BankUpdateInputSerializer.parse(request.data)
+        return Response(BankOutputSerializer(bank_update(bank=self.bank, **data)).data)

@@ -51,6 +51,17 @@ def bank_create(
     return bank
 
 
+def bank_update(*, bank: Bank, **fields) -> Bank:
+    """Change a bank's name, description, background or policy (the policy is replaced whole)."""
+    allowed = {"name", "description", "background", "policy"}
+    changed = [name for name in fields if name in allowed]
+    for name in changed:
+        setattr(bank, name, fields[name])
+    if changed:
+        bank.save(update_fields=[*changed, "updated_at"])
+    return bank
+
+
 def bank_access_grant(*, bank: Bank, user, write: bool = False) -> None:
     """Let ``user`` read ``bank`` (and write it when ``write``)."""
     assign_perm(BANK_READ_PERMISSION, user, bank)

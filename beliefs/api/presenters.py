@@ -28,7 +28,7 @@ def _item(item: PackedItem, explain: bool) -> dict:
         "untrusted": True,
         "trimmed": item.trimmed,
         "provenance": {
-            "episode_ids": [item.item_id, *item.duplicates],
+            "episode_ids": list(item.episode_ids) if item.kind != "episode" else [item.item_id, *item.duplicates],
             "occurred_at": item.occurred_at,
             "recorded_at": item.recorded_at,
             "source": item.source,

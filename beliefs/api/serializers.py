@@ -7,6 +7,7 @@ import json
 from django.conf import settings
 from rest_framework import serializers
 
+from beliefs.extractors.structured import event_problems
 from beliefs.models import Episode, Provenance, RetainBatch
 from memoryhub.serializers import StrictInputSerializer
 
@@ -43,6 +44,9 @@ class RetainItemInputSerializer(StrictInputSerializer):
             )
         if "\x00" in json.dumps(value, default=str).replace("\\u0000", "\x00"):
             raise serializers.ValidationError("Metadata may not contain NUL characters.", code="null_characters")
+        problems = event_problems(value)
+        if problems:
+            raise serializers.ValidationError(problems, code="invalid_event")
         return value
 
 
@@ -158,6 +162,12 @@ class RecallInputSerializer(StrictInputSerializer):
     rerank = serializers.BooleanField(required=False, default=True, help_text="Rerank the fused pool (default on).")
     now = serializers.DateTimeField(
         required=False, help_text="Reference time for relative expressions (default: the bank's latest episode)."
+    )
+    kinds = serializers.ListField(
+        child=serializers.ChoiceField(choices=["episode", "belief", "fact"]),
+        required=False,
+        min_length=1,
+        help_text="Item kinds to return (default all); a belief is preferred over the episodes it summarises.",
     )
     explain = serializers.BooleanField(required=False, default=False)
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from beliefs.api import views
+from beliefs.api import belief_views, views
 
 urlpatterns = [
     path("banks/<str:bank_slug>/retain", views.RetainApi.as_view(), name="retain"),
@@ -10,4 +10,21 @@ urlpatterns = [
     path("banks/<str:bank_slug>/recall", views.RecallApi.as_view(), name="recall"),
     path("banks/<str:bank_slug>/episodes/", views.EpisodeListApi.as_view(), name="episode-list"),
     path("banks/<str:bank_slug>/episodes/<int:episode_id>", views.EpisodeDetailApi.as_view(), name="episode-detail"),
+    path("banks/<str:bank_slug>/facts/", belief_views.FactListApi.as_view(), name="fact-list"),
+    path("banks/<str:bank_slug>/facts/<int:fact_id>", belief_views.FactDetailApi.as_view(), name="fact-detail"),
+    path("banks/<str:bank_slug>/beliefs/", belief_views.BeliefListApi.as_view(), name="belief-list"),
+    path("banks/<str:bank_slug>/beliefs/<int:belief_id>", belief_views.BeliefDetailApi.as_view(), name="belief-detail"),
+    path("banks/<str:bank_slug>/mental-models/", belief_views.MentalModelListApi.as_view(), name="mental-model-list"),
+    path(
+        "banks/<str:bank_slug>/mental-models/<str:name>",
+        belief_views.MentalModelDetailApi.as_view(),
+        name="mental-model-detail",
+    ),
+    path(
+        "banks/<str:bank_slug>/mental-models/<str:name>/refresh",
+        belief_views.MentalModelRefreshApi.as_view(),
+        name="mental-model-refresh",
+    ),
+    path("banks/<str:bank_slug>/reflect", belief_views.ReflectApi.as_view(), name="reflect"),
+    path("banks/<str:bank_slug>/background", belief_views.BackgroundApi.as_view(), name="background"),
 ]

@@ -20,7 +20,7 @@ from beliefs.engine.types import RecallFilters
 from beliefs.filtersets import EpisodeFilterSet
 from beliefs.selectors.episodes import episode_get, episode_list, retain_batch_get
 from beliefs.services.forget import episode_delete
-from beliefs.services.recall import CHANNELS, recall
+from beliefs.services.recall import CHANNELS, KINDS, recall
 from beliefs.services.retain import RetainItem, retain, retain_async_submit
 from memoryhub.exceptions import BatchNotFound, EpisodeNotFound
 from memoryhub.pagination import MemoryHubPagination
@@ -92,6 +92,7 @@ class RecallApi(BankScopedAPIView):
             channels=data.get("channels") or CHANNELS,
             rerank_results=data["rerank"],
             now=data.get("now"),
+            kinds=tuple(data.get("kinds") or KINDS),
         )
         return Response(recall_payload(result, explain=data["explain"]))
 

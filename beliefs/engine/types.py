@@ -48,6 +48,8 @@ class PackedItem:
     features: dict[str, float] = field(default_factory=dict, compare=False)
     duplicates: tuple[int, ...] = ()
     trimmed: bool = False
+    # Beliefs and facts: the episodes they stand for (supporting evidence, or the source episode).
+    episode_ids: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

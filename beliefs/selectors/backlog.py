@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Min
+from django.db.models import Count, Min
 from django.utils import timezone
 
 from beliefs.models import Episode, Fact
@@ -18,15 +18,19 @@ class Backlog:
     lag_seconds: float
 
 
-def backlog_summary(now: datetime | None = None) -> Backlog:
-    """Counts of waiting work and the age of the oldest waiting item (0 when nothing waits)."""
+def backlog_summary(now: datetime | None = None, bank=None) -> Backlog:
+    """Counts of waiting work and the age of the oldest waiting item (0 when nothing waits); all banks or one."""
     now = now or timezone.now()
-    episodes = Episode.objects.filter(extracted_at__isnull=True).aggregate(oldest=Min("recorded_at"))
-    facts = Fact.objects.filter(consolidated_at__isnull=True).aggregate(oldest=Min("created_at"))
-    oldest = min((t for t in (episodes["oldest"], facts["oldest"]) if t is not None), default=None)
+    episodes = Episode.objects.filter(extracted_at__isnull=True)
+    facts = Fact.objects.filter(consolidated_at__isnull=True)
+    if bank is not None:
+        episodes, facts = episodes.filter(bank=bank), facts.filter(bank=bank)
+    episode_stats = episodes.aggregate(oldest=Min("recorded_at"), count=Count("id"))
+    fact_stats = facts.aggregate(oldest=Min("created_at"), count=Count("id"))
+    oldest = min((t for t in (episode_stats["oldest"], fact_stats["oldest"]) if t is not None), default=None)
     return Backlog(
-        unextracted_episodes=Episode.objects.filter(extracted_at__isnull=True).count(),
-        unconsolidated_facts=Fact.objects.filter(consolidated_at__isnull=True).count(),
+        unextracted_episodes=episode_stats["count"],
+        unconsolidated_facts=fact_stats["count"],
         lag_seconds=max(0.0, (now - oldest).total_seconds()) if oldest else 0.0,
     )
 

@@ -69,3 +69,20 @@ def mental_model_list(*, bank: Bank) -> QuerySet[MentalModel]:
 def mental_model_get(*, bank: Bank, name: str) -> MentalModel | None:
     """A stored read: one row, no retrieval, no model call."""
     return mental_model_list(bank=bank).filter(name=name).first()
+
+
+def derived_coverage(*, bank: Bank, hits: list, episode_ids: list[int]) -> dict[tuple[str, int], set[int]]:
+    """For each belief or fact hit, which of ``episode_ids`` it stands for (a belief: its supporting episodes)."""
+    coverage: dict[tuple[str, int], set[int]] = {(hit.kind, hit.item_id): set() for hit in hits}
+    belief_ids = [hit.item_id for hit in hits if hit.kind == "belief"]
+    if belief_ids and episode_ids:
+        rows = Evidence.objects.filter(
+            bank=bank, belief_id__in=belief_ids, episode_id__in=episode_ids, stance="supports"
+        ).values_list("belief_id", "episode_id")
+        for belief_id, episode_id in rows:
+            coverage[("belief", belief_id)].add(episode_id)
+    wanted = set(episode_ids)
+    for hit in hits:
+        if hit.kind == "fact":
+            coverage[("fact", hit.item_id)] = set(hit.episode_ids) & wanted
+    return coverage

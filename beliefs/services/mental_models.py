@@ -30,7 +30,7 @@ def mental_model_create(
     """Create a standing question and build its first answer."""
     try:
         with transaction.atomic():
-            model = MentalModel.objects.create(
+            MentalModel.objects.create(
                 tenant_id=bank.tenant_id,
                 bank=bank,
                 name=name,

@@ -24,12 +24,13 @@ from django.conf import settings
 from django.db import close_old_connections, connection, connections
 
 from banks.models import Bank
-from beliefs.channels import graph, keyword, recency, semantic, temporal
+from beliefs.channels import derived, graph, keyword, recency, semantic, temporal
 from beliefs.engine.fusion import reciprocal_rank_fusion
 from beliefs.engine.packing import MIN_TRIM_SOURCE_TOKENS, best_passage, pack_greedy
 from beliefs.engine.rerank import Ranked, collapse_duplicates, keep_order, rerank
 from beliefs.engine.temporal import names_time
 from beliefs.engine.types import FusedCandidate, Hit, PackedItem, RecallFilters, RecallResult
+from beliefs.selectors.beliefs import derived_coverage
 from beliefs.selectors.episodes import (
     episode_texts,
     episode_thread_neighbours,
@@ -42,6 +43,7 @@ from memoryhub.embeddings import cross_encoder_scores, embed_query
 from memoryhub.tokens import count_tokens
 
 CHANNELS = ("semantic", "keyword", "graph", "temporal")
+KINDS = ("episode", "belief", "fact")
 # Typical items cost 20-40 tokens: each channel contributes enough candidates to fill the budget.
 _TOKENS_PER_CANDIDATE = 8
 _MAX_CANDIDATES = 500
@@ -110,10 +112,69 @@ def _keyword_channel(*, run: bool, bank, query, limit, filters, as_of):
 class _Draft:
     """A ranked candidate with just what packing needs; full rows are read only for what fits."""
 
-    ranked: Ranked
+    ranked: Ranked | None
     text: str
     tokens: int
     trimmed: bool = False
+    derived: derived.DerivedHit | None = None
+    covered: bool = False  # an episode a packed belief or fact already stands for
+
+
+def _derived_packed(draft: _Draft) -> PackedItem:
+    hit = draft.derived
+    return PackedItem(
+        item_id=hit.item_id,
+        kind=hit.kind,
+        text=draft.text,
+        tokens=draft.tokens,
+        score=hit.similarity,
+        channels=("derived",),
+        occurred_at=hit.occurred_at,
+        recorded_at=hit.recorded_at,
+        source="memoryhub",
+        subject=hit.subject,
+        provenance=hit.provenance,
+        metadata=hit.details,
+        episode_ids=hit.episode_ids,
+    )
+
+
+def _place_derived(drafts: list[_Draft], hits: list, dense: dict[int, float], covers: dict) -> list[_Draft]:
+    """Put each belief or fact where it outranks the episodes it summarises; move those episodes last.
+
+    A derived item goes at the first position whose episode is one of its sources or is
+    less similar to the query than the item itself. The episodes it stands for move
+    behind every other candidate: a tight budget packs the belief instead of them, a
+    roomy one still has them.
+    """
+    if not hits:
+        return drafts
+    positions = []
+    for hit in hits:
+        sources = covers.get((hit.kind, hit.item_id), set(hit.episode_ids))
+        position = len(drafts)
+        for index, draft in enumerate(drafts):
+            pk = draft.ranked.candidate.item_id
+            if pk in sources or dense.get(pk, 0.0) < hit.similarity:
+                position = index
+                break
+        positions.append((position, -hit.similarity, hit, sources))
+    positions.sort(key=lambda entry: (entry[0], entry[1]))
+    covered = set().union(*(sources for *_, sources in positions))
+    result: list[_Draft] = []
+    queue = iter(positions)
+    pending = next(queue, None)
+    for index, draft in enumerate(drafts):
+        while pending is not None and pending[0] <= index:
+            result.append(_Draft(ranked=None, text=pending[2].text, tokens=pending[2].tokens, derived=pending[2]))
+            pending = next(queue, None)
+        if draft.ranked.candidate.item_id not in covered:
+            result.append(draft)
+    while pending is not None:
+        result.append(_Draft(ranked=None, text=pending[2].text, tokens=pending[2].tokens, derived=pending[2]))
+        pending = next(queue, None)
+    result.extend(dataclasses.replace(d, covered=True) for d in drafts if d.ranked.candidate.item_id in covered)
+    return result
 
 
 def _packed(draft: _Draft, episode) -> PackedItem:
@@ -163,8 +224,13 @@ def recall(
     channels: Sequence[str] = CHANNELS,
     rerank_results: bool = True,
     now: datetime | None = None,
+    kinds: Sequence[str] = KINDS,
 ) -> RecallResult:
-    """Items of ``bank`` relevant to ``query``, best first. Never returns more than ``budget_tokens`` tokens."""
+    """Items of ``bank`` relevant to ``query``, best first. Never returns more than ``budget_tokens`` tokens.
+
+    ``kinds`` picks episodes, beliefs and facts; a belief is preferred over the episodes it
+    summarises when the budget cannot hold both.
+    """
     started = time.perf_counter()
     limit = candidates_per_channel(budget_tokens)
     runner = _Runner(parallel=settings.MEMORYHUB["PARALLEL_CHANNELS"] and not connection.in_atomic_block)
@@ -192,6 +258,20 @@ def recall(
         pending["graph"] = runner.submit("graph", graph.search, query_text=query, limit=limit, **scope)
     if "recent" in channels:
         pending["recent"] = runner.submit("recent", recency.search, limit=limit, **scope)
+    derived_kinds = tuple(kind for kind in ("belief", "fact") if kind in kinds)
+    derived_future = (
+        runner.submit(
+            "derived",
+            derived.search,
+            bank=bank,
+            query_vector=query_vector,
+            limit=settings.MEMORYHUB["RECALL_CANDIDATES_PER_CHANNEL"],
+            as_of=as_of,
+            kinds=derived_kinds,
+        )
+        if derived_kinds
+        else _Done([])
+    )
     reference = reference_future.result()
     ranges = temporal.query_ranges(query, reference)
     if "temporal" in channels:
@@ -245,11 +325,18 @@ def recall(
     drafts = [
         _Draft(ranked=r, text=texts[r.candidate.item_id][0], tokens=texts[r.candidate.item_id][1])
         for r in ordered
-        if r.candidate.item_id in texts
+        if r.candidate.item_id in texts and "episode" in kinds
     ]
+    derived_hits = derived_future.result()
+    if derived_hits:
+        dense_by_id = dict(zip(ids, dense.tolist(), strict=True)) if rerank_results and pool else {}
+        covers = derived_coverage(
+            bank=bank, hits=derived_hits, episode_ids=[d.ranked.candidate.item_id for d in drafts]
+        )
+        drafts = _place_derived(drafts, derived_hits, dense_by_id, covers)
 
     def trim(draft: _Draft, room: int) -> _Draft | None:
-        if draft.tokens < MIN_TRIM_SOURCE_TOKENS:
+        if draft.derived is not None or draft.tokens < MIN_TRIM_SOURCE_TOKENS:
             return None
         passage = best_passage(draft.text, query=query, max_tokens=room, count_tokens=count_tokens)
         if passage is None:
@@ -257,11 +344,11 @@ def recall(
         return _Draft(ranked=draft.ranked, text=passage, tokens=count_tokens(passage), trimmed=True)
 
     packing = pack_greedy(drafts, budget_tokens=budget_tokens, cost=lambda draft: draft.tokens, trim=trim)
-    details = episodes_by_ids(bank=bank, ids=[draft.ranked.candidate.item_id for draft in packing.chosen])
+    details = episodes_by_ids(bank=bank, ids=[d.ranked.candidate.item_id for d in packing.chosen if d.ranked])
     items = tuple(
-        _packed(draft, details[draft.ranked.candidate.item_id])
+        _derived_packed(draft) if draft.derived is not None else _packed(draft, details[draft.ranked.candidate.item_id])
         for draft in packing.chosen
-        if draft.ranked.candidate.item_id in details
+        if draft.derived is not None or draft.ranked.candidate.item_id in details
     )
     runner.timings["rank_and_pack"] = round((time.perf_counter() - channels_done) * 1000, 2)
     result = RecallResult(

@@ -5,18 +5,25 @@ from rest_framework.test import APIClient
 
 from banks.services.api_keys import api_key_revoke
 from banks.services.banks import bank_access_grant, membership_set
-from beliefs.models import Episode, RetainBatch
+from beliefs.models import Belief, Episode, Fact, MentalModel, RetainBatch
+from beliefs.services.mental_models import mental_model_create
+from tests.beliefs.consolidation_helpers import T0, days, dismissal, remember
 from tests.conftest import make_caller, retain_texts
 from tests.factories import BankFactory, UserFactory
 
 
 @pytest.fixture
 def victim(db):
-    """Tenant A's bank with one episode and one retain batch."""
+    """Tenant A's bank: one plain episode, two dismissals that formed a belief, and a mental model."""
     caller = make_caller()
     [episode_id] = retain_texts(caller.bank, ["secret plan for project nightingale"])
     caller.episode_id = episode_id
     caller.batch_id = RetainBatch.objects.get(bank=caller.bank).pk
+    remember(caller.bank, [dismissal("NightingaleAlert", "db-1", T0 + days(n), "nightingale drill") for n in range(2)])
+    caller.episode_count = 3
+    caller.fact_id = Fact.objects.filter(bank=caller.bank).values_list("id", flat=True).first()
+    caller.belief_id = Belief.objects.get(bank=caller.bank).pk
+    mental_model_create(bank=caller.bank, name="nightingale", question="which nightingale alerts are benign?")
     return caller
 
 
@@ -30,6 +37,19 @@ def routes(victim):
         ("post", victim.url("recall"), {"query": "nightingale", "budget_tokens": 100}, 200),
         ("post", victim.url("retain"), {"items": [{"content": "new note"}]}, 201),
         ("delete", victim.url(f"episodes/{victim.episode_id}"), None, 204),
+        ("get", victim.url("facts/"), None, 200),
+        ("get", victim.url(f"facts/{victim.fact_id}"), None, 200),
+        ("get", victim.url("beliefs/"), None, 200),
+        ("get", victim.url(f"beliefs/{victim.belief_id}"), None, 200),
+        ("get", victim.url("mental-models/"), None, 200),
+        ("get", victim.url("mental-models/nightingale"), None, 200),
+        ("post", victim.url("mental-models/"), {"name": "second", "question": "what is benign?"}, 201),
+        ("post", victim.url("mental-models/nightingale/refresh"), None, 200),
+        ("delete", victim.url("mental-models/nightingale"), None, 204),
+        ("post", victim.url("reflect"), {"question": "is NightingaleAlert benign?", "budget_tokens": 300}, 200),
+        ("get", victim.url("background"), None, 200),
+        ("post", victim.url("background"), {}, 202),
+        ("patch", victim.url(""), {"description": "changed"}, 200),
     ]
 
 
@@ -37,10 +57,31 @@ def call(client, method, url, body):
     return getattr(client, method)(url, body, format="json") if body is not None else getattr(client, method)(url)
 
 
-ROUTE_IDS = ["bank", "episodes", "episode", "batch", "recall", "retain", "delete"]
+ROUTE_IDS = [
+    "bank",
+    "episodes",
+    "episode",
+    "batch",
+    "recall",
+    "retain",
+    "delete",
+    "facts",
+    "fact",
+    "beliefs",
+    "belief",
+    "mental-models",
+    "mental-model",
+    "mental-model-create",
+    "mental-model-refresh",
+    "mental-model-delete",
+    "reflect",
+    "background",
+    "background-run",
+    "bank-update",
+]
 
 
-@pytest.mark.parametrize("index", range(7), ids=ROUTE_IDS)
+@pytest.mark.parametrize("index", range(len(ROUTE_IDS)), ids=ROUTE_IDS)
 def test_anonymous_caller_gets_401(victim, index):
     method, url, body, _ = routes(victim)[index]
     response = call(APIClient(), method, url, body)
@@ -49,26 +90,26 @@ def test_anonymous_caller_gets_401(victim, index):
     assert "nightingale" not in response.content.decode()
 
 
-@pytest.mark.parametrize("index", range(7), ids=ROUTE_IDS)
+@pytest.mark.parametrize("index", range(len(ROUTE_IDS)), ids=ROUTE_IDS)
 def test_other_tenant_cannot_reach_bank(victim, index):
     intruder = make_caller()
     method, url, body, _ = routes(victim)[index]
     response = call(intruder.client, method, url, body)
     assert response.status_code == 404
     assert response.json() == {"code": "bank_not_found", "detail": "No such bank.", "extra": {}}
-    assert Episode.objects.filter(bank=victim.bank).count() == 1
+    assert Episode.objects.filter(bank=victim.bank).count() == victim.episode_count
 
 
-@pytest.mark.parametrize("index", range(7), ids=ROUTE_IDS)
+@pytest.mark.parametrize("index", range(len(ROUTE_IDS)), ids=ROUTE_IDS)
 def test_other_tenant_with_same_bank_slug_sees_only_its_own_bank(victim, index):
     intruder = make_caller(bank=BankFactory(slug=victim.bank.slug))
     method, url, body, _ = routes(victim)[index]
     response = call(intruder.client, method, url, body)
     assert "nightingale" not in response.content.decode()
-    assert Episode.objects.filter(bank=victim.bank).count() == 1
+    assert Episode.objects.filter(bank=victim.bank).count() == victim.episode_count
 
 
-@pytest.mark.parametrize("index", range(7), ids=ROUTE_IDS)
+@pytest.mark.parametrize("index", range(len(ROUTE_IDS)), ids=ROUTE_IDS)
 def test_bank_scoped_key_cannot_reach_a_sibling_bank(victim, index):
     sibling = BankFactory(tenant=victim.tenant)
     scoped = make_caller(bank=sibling, bank_scoped=True)
@@ -80,16 +121,33 @@ def test_bank_scoped_key_cannot_reach_a_sibling_bank(victim, index):
 
 PERMITTED_CHECKS = {
     "bank": lambda victim, body: body["slug"] == victim.bank.slug,
-    "episodes": lambda victim, body: [row["id"] for row in body["results"]] == [victim.episode_id],
+    "episodes": lambda victim, body: (
+        victim.episode_id in [row["id"] for row in body["results"]] and body["count"] == victim.episode_count
+    ),
     "episode": lambda victim, body: body["content"] == "secret plan for project nightingale",
     "batch": lambda victim, body: body["batch_id"] == victim.batch_id and body["status"] == "done",
-    "recall": lambda victim, body: body["items"][0]["provenance"]["episode_ids"] == [victim.episode_id],
+    "recall": lambda victim, body: any(i["provenance"]["episode_ids"] == [victim.episode_id] for i in body["items"]),
     "retain": lambda victim, body: body["created"] == 1,
     "delete": lambda victim, body: not Episode.objects.filter(pk=victim.episode_id).exists(),
+    "facts": lambda victim, body: (
+        body["count"] == 2 and all("NightingaleAlert" in r["subject"] for r in body["results"])
+    ),
+    "fact": lambda victim, body: body["id"] == victim.fact_id and "nightingale drill" in body["quote"],
+    "beliefs": lambda victim, body: [r["id"] for r in body["results"]] == [victim.belief_id],
+    "belief": lambda victim, body: body["proof_count"] == 2 and len(body["evidence"]) == 2,
+    "mental-models": lambda victim, body: [r["name"] for r in body["results"]] == ["nightingale"],
+    "mental-model": lambda victim, body: body["source_belief_ids"] == [victim.belief_id],
+    "mental-model-create": lambda victim, body: body["name"] == "second",
+    "mental-model-refresh": lambda victim, body: body["status"] == "answered",
+    "mental-model-delete": lambda victim, body: not MentalModel.objects.filter(bank=victim.bank).exists(),
+    "reflect": lambda victim, body: body["supported"] and body["citations"][0]["belief_id"] == victim.belief_id,
+    "background": lambda victim, body: body["beliefs"] == 1 and body["facts"] == 2,
+    "background-run": lambda victim, body: body["queued"] is True,
+    "bank-update": lambda victim, body: body["description"] == "changed",
 }
 
 
-@pytest.mark.parametrize("index", range(7), ids=ROUTE_IDS)
+@pytest.mark.parametrize("index", range(len(ROUTE_IDS)), ids=ROUTE_IDS)
 def test_permitted_key_reaches_the_bank(victim, index):
     method, url, body, expected = routes(victim)[index]
     response = call(victim.client, method, url, body)
@@ -158,10 +216,10 @@ class TestSessionUsers:
         bank_access_grant(bank=victim.bank, user=user)
         client = self.login(user)
         recall = client.post(victim.url("recall"), {"query": "nightingale", "budget_tokens": 100}, format="json")
-        assert recall.json()["items"][0]["text"] == "secret plan for project nightingale"
+        assert "secret plan for project nightingale" in [item["text"] for item in recall.json()["items"]]
         response = client.post(victim.url("retain"), {"items": [{"content": "x"}]}, format="json")
         assert response.status_code == 403 and response.json()["code"] == "permission_denied"
-        assert Episode.objects.filter(bank=victim.bank).count() == 1
+        assert Episode.objects.filter(bank=victim.bank).count() == victim.episode_count
 
     def test_grant_in_another_tenant_does_not_open_this_one(self, victim):
         user = UserFactory()
@@ -175,6 +233,6 @@ class TestSessionUsers:
         user = UserFactory()
         membership_set(tenant=victim.tenant, user=user, role="admin")
         client = self.login(user)
-        assert client.get(victim.url("episodes/")).json()["count"] == 1
+        assert client.get(victim.url("episodes/")).json()["count"] == victim.episode_count
         created = client.post("/api/v1/banks/", {"slug": "made-by-admin"}, format="json")
         assert created.status_code == 201 and created.json()["tenant"] == victim.tenant.slug
