@@ -142,7 +142,7 @@ def _sentence_fact(content: str, offset: int, sentence: str, speaker: str) -> Fa
     verb = match.group("verb").lower()
     predicate, functional = _PREDICATES[verb]
     obj = _CLAUSE_END.split(match.group("object"))[0].strip().rstrip(".")
-    obj = _TRAILING_ADVERBS.sub("", obj).strip()
+    obj = _TRAILING_ADVERBS.sub("", re.sub(r"\s*[(\[].*?(?:[)\]]|$)", "", obj)).strip()
     words = obj.split()
     if not words or len(words) > 10 or obj.lower() in _WEAK_OBJECTS or len(obj) > MAX_OBJECT_CHARS:
         return None

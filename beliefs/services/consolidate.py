@@ -171,8 +171,9 @@ def slots_refresh(
             support, against, superseded_at = _evidence_for_value(facts, value)
             belief = beliefs.get((*slot, value))
             if belief is None:
-                if len({f["episode_id"] for f in support}) < policy.min_support:
-                    continue
+                weighted = [f for f in support if _weight(f, policy) > 0]
+                if len({f["episode_id"] for f in weighted}) < policy.min_support:
+                    continue  # not enough (weighted) evidence to form yet; the facts wait for more
                 pending_new.append((_new_belief(bank, support), support, against, superseded_at))
                 continue
             if _apply(belief, support, against, superseded_at, policy, now, new_fact_ids or set(), cause_hint):
@@ -250,6 +251,10 @@ def _new_belief(bank: Bank, support: list[dict]) -> Belief:
         formed_at=max(f["created_at"] for f in support),
         version=0,
     )
+
+
+def _weight(fact: dict, policy: BankPolicy) -> float:
+    return evidence_weight(provenance=fact["provenance"], hedged=fact["hedged"], hedged_weight=policy.hedged_weight)
 
 
 def _desired_evidence(belief: Belief, facts: list[dict], stance: str, policy: BankPolicy) -> dict[int, Evidence]:
