@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup system-deps run test bench eval bench-scale lint stop clean
+.PHONY: setup system-deps run test bench eval bench-scale bench-consolidation lint stop clean
 
 system-deps:
 	@if ! command -v redis-server >/dev/null 2>&1; then \
@@ -48,6 +48,12 @@ eval: setup
 	cd benchmarks && ../$(PY) eval_locomo.py --modes full,keyword,semantic,recent --output locomo
 	cd benchmarks && ../$(PY) eval_locomo.py --database memoryhub_eval2 --budgets 512,1024,2048 \
 		--modes full,full-no-rerank,full-no-temporal,full-no-graph,semantic+keyword,graph,temporal --output locomo-ablations
+	$(PY) benchmarks/update_readme.py
+
+# Consolidation of a 5,000-alert stream: compression, tokens per answer, throughput, citation integrity (minutes).
+bench-consolidation: setup
+	$(PY) manage.py services
+	cd benchmarks && ../$(PY) bench_consolidation.py
 	$(PY) benchmarks/update_readme.py
 
 # Recall at 100,000 episodes (minutes) and 1,000,000 episodes (about an hour: bulk load and HNSW build).

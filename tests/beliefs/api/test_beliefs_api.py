@@ -1,6 +1,6 @@
 """Facts, beliefs, mental models, reflect and recall of derived items through the API."""
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -255,7 +255,7 @@ def test_explicit_facts_in_metadata_are_extracted(caller):
         [
             RetainItem(
                 content="Ticket 4411: customer confirmed the fix; they run Postgres 16.",
-                occurred_at=datetime(2026, 3, 1, tzinfo=timezone.utc),
+                occurred_at=datetime(2026, 3, 1, tzinfo=UTC),
                 metadata={
                     "facts": [{"subject": "Acme", "predicate": "runs", "object": "Postgres 16", "functional": True}]
                 },
