@@ -132,7 +132,8 @@ def main() -> None:
     with connection.cursor() as cursor:
         cursor.execute(
             """SELECT count(*) FROM beliefs_evidence ev JOIN beliefs_episode ep ON ep.id = ev.episode_id
-               WHERE ev.bank_id = %s AND substr(ep.content, ev.quote_start + 1, ev.quote_end - ev.quote_start) <> ev.quote""",
+               WHERE ev.bank_id = %s
+                 AND substr(ep.content, ev.quote_start + 1, ev.quote_end - ev.quote_start) <> ev.quote""",
             [bank.pk],
         )
         bad_quotes = cursor.fetchone()[0]

@@ -84,6 +84,35 @@ def ablation_table(r: dict) -> str:
     return "\n".join(lines)
 
 
+def consolidation_table(r: dict) -> str:
+    t, c = r["throughput"], r["citations"]
+    return "\n".join(
+        [
+            f"Measured {r['machine']['measured_at']} on {r['machine']['cpus']} cores "
+            "(details in `benchmarks/results/consolidation.json`):",
+            "",
+            "| measure | result |",
+            "|---|---|",
+            f"| stream | {r['alerts']:,} alerts, {r['signatures']} signatures ({r['benign_signatures']} benign-recurring) on "
+            f"{r['signature_host_pairs']} signature/host pairs, plus analyst feedback = {r['episodes']:,} episodes |",
+            f"| after consolidation | {r['facts']:,} facts, **{r['beliefs']} beliefs**, {r['loose_facts']} facts not yet in a belief |",
+            f"| compression: episodes per item to search | **{r['compression_items_after']}×** (episodes / (beliefs + loose facts)); "
+            f"{r['compression_episodes_per_belief']}× per belief |",
+            f"| tokens to answer \"is signature X on host Y known?\" with all its evidence | episodes "
+            f"{r['tokens_per_answer']['episodes_mean']} vs beliefs {r['tokens_per_answer']['beliefs_mean']} (with proof counts "
+            f"and a quote): **{r['tokens_per_answer']['ratio']}× fewer** |",
+            f"| recall at 150 tokens | verdict belief returned {r['recall_150_tokens']['verdict_belief_returned']}; episodes-only "
+            f"recall covers {r['recall_150_tokens']['episodes_only_evidence_coverage_mean']:.0%} of the pair's evidence |",
+            f"| throughput (extract + consolidate, 2 cores) | **{t['episodes_per_s']} episodes/s** (extract {t['extract_s']} s, "
+            f"consolidate {t['consolidate_s']} s; retain with embeddings {t['retain_s']} s) |",
+            f"| idempotence | re-run changed {r['idempotence']['rerun_changed']} beliefs; re-folding every fact changed "
+            f"{r['idempotence']['refold_changed']} ({t['refold_all_facts_s']} s) |",
+            f"| citations, all beliefs checked | {c['evidence_rows']:,} evidence rows, {c['quotes_not_exact']} quotes not an exact "
+            f"substring, {c['beliefs_without_evidence']} beliefs without evidence |",
+        ]
+    )
+
+
 def scale_table(results: list[dict]) -> str:
     lines = [
         "| episodes | recall p50 / p95 (budget 1024) | semantic HNSW p50 / p95 | exact scan p50 / p95 "
@@ -104,7 +133,12 @@ def scale_table(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
-SECTIONS = {"foundation": foundation_table, "locomo": locomo_table, "locomo-ablations": ablation_table}
+SECTIONS = {
+    "foundation": foundation_table,
+    "locomo": locomo_table,
+    "locomo-ablations": ablation_table,
+    "consolidation": consolidation_table,
+}
 
 
 def main() -> None:
