@@ -6,7 +6,10 @@ own ranking packed into the budget.
 
 SINGLE = {"rerank": False}
 
-MODES = {
+# The benchmark scores evidence *episodes*; beliefs and facts are measured by bench_consolidation.
+_EPISODES = {"kinds": ["episode"]}
+
+_MODES = {
     "full": {},
     "keyword": {"channels": ["keyword"], **SINGLE},
     "semantic": {"channels": ["semantic"], **SINGLE},
@@ -18,5 +21,6 @@ MODES = {
     "graph": {"channels": ["graph"], **SINGLE},
     "temporal": {"channels": ["temporal"], **SINGLE},
 }
+MODES = {name: {**_EPISODES, **options} for name, options in _MODES.items()}
 
 DEFAULT = "full,keyword,semantic,recent"

@@ -98,7 +98,7 @@ def consolidation_table(r: dict) -> str:
             f"| after consolidation | {r['facts']:,} facts, **{r['beliefs']} beliefs**, {r['loose_facts']} facts not yet in a belief |",
             f"| compression: episodes per item to search | **{r['compression_items_after']}×** (episodes / (beliefs + loose facts)); "
             f"{r['compression_episodes_per_belief']}× per belief |",
-            f"| tokens to answer \"is signature X on host Y known?\" with all its evidence | episodes "
+            f'| tokens to answer "is signature X on host Y known?" with all its evidence | episodes '
             f"{r['tokens_per_answer']['episodes_mean']} vs beliefs {r['tokens_per_answer']['beliefs_mean']} (with proof counts "
             f"and a quote): **{r['tokens_per_answer']['ratio']}× fewer** |",
             f"| recall at 150 tokens | verdict belief returned {r['recall_150_tokens']['verdict_belief_returned']}; episodes-only "

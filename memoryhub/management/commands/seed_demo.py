@@ -1,4 +1,4 @@
-"""``manage.py seed_demo``: a demo tenant, bank, API key and a small set of episodes.
+"""``manage.py seed_demo``: a demo tenant, bank, API key, a small set of episodes and a mental model.
 
 Safe to run on every start: the tenant and bank are reused, episodes are retained
 idempotently, and the API key is kept in ``$MEMORYHUB_DATA_DIR/demo-api-key`` (a local
@@ -16,6 +16,8 @@ import beliefs.demo
 from banks.models import Bank, Tenant
 from banks.services.api_keys import api_key_authenticate, api_key_issue
 from banks.services.banks import bank_create, tenant_create
+from beliefs.models import MentalModel
+from beliefs.services.mental_models import mental_model_create
 from beliefs.services.retain import RetainItem, retain
 
 DEMO_TENANT = "demo"
@@ -55,4 +57,11 @@ class Command(BaseCommand):
         self.stdout.write(
             f"demo bank {tenant.slug}/{bank.slug}: {result.created} new episodes, {result.duplicates} already there"
         )
+        if not MentalModel.objects.filter(bank=bank, name="benign-alerts").exists():
+            mental_model_create(
+                bank=bank,
+                name="benign-alerts",
+                question="Which alert signatures are known benign, and on which hosts?",
+                belief_filter={"object": "benign"},
+            )
         self.stdout.write(f"demo API key: {raw_key}")
