@@ -171,3 +171,25 @@ def test_a_worker_killed_mid_chunk_leaves_no_half_written_belief(monkeypatch):
     monkeypatch.undo()
     assert consolidate(bank=caller.bank, now=T0 + days(5)).beliefs_formed == 1
     assert Belief.objects.get(bank=caller.bank).proof_count == 4
+
+
+def test_deleting_evidence_episodes_lowers_proof_count_and_retracts_an_unsupported_belief(caller):
+    from beliefs.services.forget import episode_delete
+
+    remember(caller.bank, [dismissal("CpuSpike", "web-1", T0 + days(n)) for n in range(3)])
+    belief = Belief.objects.get(bank=caller.bank)
+    episode_ids = list(Evidence.objects.filter(belief=belief).values_list("episode_id", flat=True))
+
+    episode_delete(bank=caller.bank, episode_id=episode_ids[0])
+    belief.refresh_from_db()
+    # Re-assessed at the wall clock: these January dismissals are past the 90-day horizon by now.
+    assert belief.proof_count == 2 and belief.status == "stale"
+    last = belief.versions.order_by("-version").first()
+    assert (last.cause, last.old_proof_count, last.new_proof_count) == ("evidence_removed", 3, 2)
+
+    for pk in episode_ids[1:]:
+        episode_delete(bank=caller.bank, episode_id=pk)
+    belief.refresh_from_db()
+    assert belief.status == "retracted" and belief.proof_count == 0 and belief.confidence == 0.0
+    assert not Evidence.objects.filter(belief=belief).exists()
+    assert not Fact.objects.filter(bank=caller.bank).exists()
