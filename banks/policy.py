@@ -15,6 +15,8 @@ typed, validated ``BankPolicy`` so services never read raw JSON:
   2000): stop or throttle extraction and consolidation for this bank.
 - ``llm.extract`` (default false) and ``llm.monthly_token_cap`` (default none): use the
   configured LLM for extraction, and stop using it once the bank spent the cap this month.
+- ``defense.mode`` (``off``, ``redact`` — the default — or ``block``) and
+  ``defense.ip_addresses`` (default false): Memory Defense at retain.
 - ``channel_weights``/``rerank_weights``: recall tuning (see ``beliefs.services.recall``).
 """
 
@@ -35,6 +37,8 @@ class BankPolicy:
     max_episodes_per_run: int = 2000
     llm_extract: bool = False
     llm_monthly_token_cap: int | None = None
+    defense_mode: str = "redact"
+    defense_ip_addresses: bool = False
 
     @property
     def min_support(self) -> int:
@@ -56,8 +60,9 @@ _SHAPE = {
     "decay": {"horizon_days": (float, 1.0, 3650.0), "half_life_days": (float, 1.0, 3650.0)},
     "background": {"paused": (bool, None, None), "max_episodes_per_run": (int, 10, 100000)},
     "llm": {"extract": (bool, None, None), "monthly_token_cap": (int, 0, 10**12)},
+    "defense": {"mode": (str, None, ("off", "redact", "block")), "ip_addresses": (bool, None, None)},
 }
-_OPEN_KEYS = {"channel_weights", "rerank_weights", "anomaly", "churn", "defense", "distillation"}
+_OPEN_KEYS = {"channel_weights", "rerank_weights", "anomaly", "churn", "distillation"}
 
 
 def validate_policy(policy: dict) -> dict:
@@ -80,6 +85,10 @@ def validate_policy(policy: dict) -> dict:
 
 
 def _check(name: str, value, kind, low, high) -> None:
+    if kind is str:
+        if value not in high:
+            raise InvalidPolicy(extra={"field": name, "reason": f"must be one of {', '.join(high)}"})
+        return
     if kind is bool:
         if not isinstance(value, bool):
             raise InvalidPolicy(extra={"field": name, "reason": "must be true or false"})
@@ -103,6 +112,7 @@ def bank_policy(bank) -> BankPolicy:
     decay = raw.get("decay") or {}
     background = raw.get("background") or {}
     llm = raw.get("llm") or {}
+    defense = raw.get("defense") or {}
     defaults = BankPolicy()
     try:
         validate_policy({k: v for k, v in raw.items() if k in _SHAPE})
@@ -117,4 +127,6 @@ def bank_policy(bank) -> BankPolicy:
         max_episodes_per_run=int(background.get("max_episodes_per_run", defaults.max_episodes_per_run)),
         llm_extract=bool(llm.get("extract", defaults.llm_extract)),
         llm_monthly_token_cap=llm.get("monthly_token_cap", defaults.llm_monthly_token_cap),
+        defense_mode=defense.get("mode", defaults.defense_mode),
+        defense_ip_addresses=bool(defense.get("ip_addresses", defaults.defense_ip_addresses)),
     )

@@ -100,6 +100,14 @@ class MentalModelNameTaken(MemoryHubError):
     default_detail = "A mental model with this name already exists in the bank."
 
 
+class MemoryDefenseBlocked(MemoryHubError):
+    status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
+    default_code = "memory_defense_blocked"
+    default_detail = (
+        "The bank's Memory Defense policy blocks sensitive data; 'extra' lists the kinds found (never the values)."
+    )
+
+
 class LLMError(MemoryHubError):
     """The configured LLM failed, timed out or answered with something unusable."""
 

@@ -37,6 +37,9 @@ LLM_LATENCY = Histogram(
     ["provider"],
     buckets=(0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
 )
+DEFENSE_FINDINGS = Counter(
+    "memoryhub_defense_findings_total", "Sensitive values found at retain, by action and kind.", ["action", "kind"]
+)
 FACTS_EXTRACTED = Counter("memoryhub_facts_extracted_total", "Facts extracted from episodes.", ["extractor"])
 BELIEF_CHANGES = Counter("memoryhub_belief_changes_total", "Belief versions written, by cause.", ["cause"])
 
@@ -69,6 +72,11 @@ def observe_llm_call(*, status: str, latency_ms: float, usage=None) -> None:
     if usage is not None:
         LLM_TOKENS.labels(provider=provider, direction="in").inc(usage.tokens_in)
         LLM_TOKENS.labels(provider=provider, direction="out").inc(usage.tokens_out)
+
+
+def observe_defense(action: str, counts) -> None:
+    for kind, count in counts.items():
+        DEFENSE_FINDINGS.labels(action=action, kind=kind).inc(count)
 
 
 def observe_facts(extractor: str, count: int) -> None:

@@ -14,6 +14,7 @@ def retain_payload(result: RetainResult) -> dict:
         "replayed": result.replayed,
         "items": [{"episode_id": o.episode_id, "status": o.status} for o in result.outcomes],
         "usage": {"tokens": result.tokens, "items": len(result.outcomes), "elapsed_ms": round(result.elapsed_ms, 2)},
+        "redacted": result.redacted,
     }
 
 

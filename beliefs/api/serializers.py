@@ -82,6 +82,9 @@ class RetainOutputSerializer(serializers.Serializer):
     replayed = serializers.BooleanField()
     items = RetainOutcomeSerializer(many=True)
     usage = UsageSerializer()
+    redacted = serializers.DictField(
+        child=serializers.IntegerField(), help_text="Memory Defense: how many values of each kind were redacted."
+    )
 
 
 class RetainBatchOutputSerializer(serializers.ModelSerializer):

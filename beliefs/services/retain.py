@@ -22,6 +22,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from banks.models import Bank
+from beliefs.defense.apply import items_defend
 from beliefs.models import Episode, Provenance, RetainBatch
 from beliefs.services.indexing import episodes_index
 from memoryhub import metrics
@@ -72,6 +73,7 @@ class RetainResult:
     embedded: int
     elapsed_ms: float
     replayed: bool = False
+    redacted: dict = field(default_factory=dict)
 
 
 def item_dedupe_key(item: RetainItem) -> str:
@@ -98,6 +100,7 @@ def retain(*, bank: Bank, items: list[RetainItem], idempotency_key: str | None =
     is returned (``replayed=True``); with different items it raises ``IdempotencyKeyReused``.
     """
     started = time.perf_counter()
+    items, redacted = items_defend(bank=bank, items=items)
     fingerprint = request_fingerprint(items)
     replay = _replay_if_known(bank=bank, idempotency_key=idempotency_key, fingerprint=fingerprint, started=started)
     if replay is not None:
@@ -118,7 +121,7 @@ def retain(*, bank: Bank, items: list[RetainItem], idempotency_key: str | None =
                 attempts=1,
             )
             outcomes, tokens = _store(bank=bank, batch=batch, items=items, keys=keys, vectors=vectors, now=now)
-            _finish(batch, outcomes, tokens=tokens, embedded=len(vectors), started=started)
+            _finish(batch, outcomes, tokens=tokens, embedded=len(vectors), started=started, redacted=redacted)
     except IntegrityError:
         # Another request with the same Idempotency-Key committed first: answer as it did.
         replay = _replay_if_known(bank=bank, idempotency_key=idempotency_key, fingerprint=fingerprint, started=started)
@@ -132,6 +135,8 @@ def retain_async_submit(*, bank: Bank, items: list[RetainItem], idempotency_key:
     """Queue ``items`` for a worker; returns the batch to poll. Same key, same items: the same batch."""
     from beliefs.tasks import process_retain_batch_task
 
+    # Scanned before the batch row holds the items: sensitive values never reach storage or the queue.
+    items, _ = items_defend(bank=bank, items=items)
     fingerprint = request_fingerprint(items)
     existing = _batch_for_key(bank=bank, idempotency_key=idempotency_key, fingerprint=fingerprint)
     if existing is not None:
@@ -284,7 +289,15 @@ def _store(
     return outcomes, sum(tokens[item.content] for item in items)
 
 
-def _finish(batch: RetainBatch, outcomes: list[RetainOutcome], *, tokens: int, embedded: int, started: float) -> None:
+def _finish(
+    batch: RetainBatch,
+    outcomes: list[RetainOutcome],
+    *,
+    tokens: int,
+    embedded: int,
+    started: float,
+    redacted: dict | None = None,
+) -> None:
     from beliefs.tasks import extract_batch_task
 
     created = sum(1 for outcome in outcomes if outcome.status == "created")
@@ -296,6 +309,7 @@ def _finish(batch: RetainBatch, outcomes: list[RetainOutcome], *, tokens: int, e
         "tokens": tokens,
         "embedded": embedded,
         "elapsed_ms": round((time.perf_counter() - started) * 1000, 2),
+        "redacted": redacted or {},
     }
     batch.finished_at = timezone.now()
     batch.error = ""
@@ -316,4 +330,5 @@ def _result(batch: RetainBatch, outcomes: list[RetainOutcome], started: float) -
         tokens=batch.usage["tokens"],
         embedded=batch.usage["embedded"],
         elapsed_ms=(time.perf_counter() - started) * 1000,
+        redacted=batch.usage.get("redacted", {}),
     )
