@@ -71,7 +71,8 @@ def main() -> None:
     write_result("defense", result)
     overall = result["overall"]
     print(
-        f"{result['samples']} samples, {result['kinds']} kinds: precision {overall['precision']}, recall {overall['recall']}"
+        f"{result['samples']} samples, {result['kinds']} kinds: "
+        f"precision {overall['precision']}, recall {overall['recall']}"
     )
     for group, stats in result["per_group"].items():
         print(f"  {group}: {stats['exact']}/{stats['samples']} exactly right")
