@@ -57,10 +57,18 @@ def bank_for_caller(request, slug: str, access: Access) -> Bank:
 
 def tenant_for_bank_creation(request, tenant_slug: str | None) -> Tenant:
     """The tenant a new bank goes to. Bank-scoped keys may not create banks."""
+    return tenant_for_admin_action(request, tenant_slug, "create banks")
+
+
+def tenant_for_admin_action(request, tenant_slug: str | None, action: str) -> Tenant:
+    """The tenant a tenant-wide action (creating banks, erasing a subject everywhere) applies to.
+
+    Allowed for tenant-wide API keys and tenant admins; bank-scoped keys are refused.
+    """
     api_key = caller_api_key(request)
     if api_key is not None:
         if api_key.bank_id is not None:
-            raise PermissionDenied("A bank-scoped API key cannot create banks.")
+            raise PermissionDenied(f"A bank-scoped API key cannot {action}.")
         if tenant_slug and tenant_slug != api_key.tenant.slug:
             raise PermissionDenied("This API key belongs to another tenant.")
         return api_key.tenant
@@ -68,14 +76,22 @@ def tenant_for_bank_creation(request, tenant_slug: str | None) -> Tenant:
     if tenant_slug:
         tenant = tenants.filter(slug=tenant_slug).first()
         if tenant is None:
-            raise PermissionDenied("Only tenant admins can create banks in a tenant.")
+            raise PermissionDenied(f"Only tenant admins can {action} in a tenant.")
         return tenant
     candidates = list(tenants[:2])
     if not candidates:
-        raise PermissionDenied("Only tenant admins can create banks.")
+        raise PermissionDenied(f"Only tenant admins can {action}.")
     if len(candidates) > 1:
         raise TenantRequired()
     return candidates[0]
+
+
+def tenants_for_caller(request) -> QuerySet[Tenant]:
+    """Tenants whose tenant-level records (erasure requests) the caller may read."""
+    api_key = caller_api_key(request)
+    if api_key is not None:
+        return Tenant.objects.filter(pk=api_key.tenant_id)
+    return tenants_administered_by(request.user)
 
 
 class _ForbidGetQuerysetOverride:

@@ -168,3 +168,11 @@ def requeue_stalled_batches_task() -> dict:
     for batch_id in stalled:
         transaction.on_commit(lambda batch_id=batch_id: process_retain_batch_task.delay(batch_id=batch_id))
     return {"requeued": len(stalled)}
+
+
+@shared_task(**_TASK_OPTIONS)
+def run_erasure_task(*, request_id: int) -> dict:
+    from beliefs.services.forget import erasure_request_run
+
+    request = erasure_request_run(request_id=request_id)
+    return {"request_id": request_id, "status": request.status}

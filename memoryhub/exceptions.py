@@ -108,6 +108,12 @@ class MemoryDefenseBlocked(MemoryHubError):
     )
 
 
+class ErasureRequestNotFound(MemoryHubError):
+    status_code = status.HTTP_404_NOT_FOUND
+    default_code = "erasure_request_not_found"
+    default_detail = "No such erasure request."
+
+
 class LLMError(MemoryHubError):
     """The configured LLM failed, timed out or answered with something unusable."""
 

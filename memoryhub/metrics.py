@@ -40,6 +40,8 @@ LLM_LATENCY = Histogram(
 DEFENSE_FINDINGS = Counter(
     "memoryhub_defense_findings_total", "Sensitive values found at retain, by action and kind.", ["action", "kind"]
 )
+ERASURES = Counter("memoryhub_erasures_total", "Completed erasures (subject or bank).")
+ERASED_EPISODES = Counter("memoryhub_erased_episodes_total", "Episodes removed by erasures.")
 FACTS_EXTRACTED = Counter("memoryhub_facts_extracted_total", "Facts extracted from episodes.", ["extractor"])
 BELIEF_CHANGES = Counter("memoryhub_belief_changes_total", "Belief versions written, by cause.", ["cause"])
 
@@ -77,6 +79,11 @@ def observe_llm_call(*, status: str, latency_ms: float, usage=None) -> None:
 def observe_defense(action: str, counts) -> None:
     for kind, count in counts.items():
         DEFENSE_FINDINGS.labels(action=action, kind=kind).inc(count)
+
+
+def observe_erasure(episodes: int) -> None:
+    ERASURES.inc()
+    ERASED_EPISODES.inc(episodes)
 
 
 def observe_facts(extractor: str, count: int) -> None:

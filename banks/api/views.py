@@ -1,11 +1,17 @@
-"""Bank routes: list, create, get, update."""
+"""Bank routes: list, create, get, update, forget."""
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
 from banks.api.serializers import BankCreateInputSerializer, BankOutputSerializer, BankUpdateInputSerializer
-from banks.scoping import BankScopedAPIView, TenantScopedAPIView, banks_for_caller, tenant_for_bank_creation
+from banks.scoping import (
+    BankScopedAPIView,
+    TenantScopedAPIView,
+    banks_for_caller,
+    tenant_for_admin_action,
+    tenant_for_bank_creation,
+)
 from banks.services.banks import bank_create, bank_update
 from memoryhub.pagination import paginate
 
@@ -40,3 +46,12 @@ class BankDetailApi(BankScopedAPIView):
     def patch(self, request, bank_slug: str):
         data = BankUpdateInputSerializer.parse(request.data)
         return Response(BankOutputSerializer(bank_update(bank=self.bank, **data)).data)
+
+    @extend_schema(responses={200: dict})
+    def delete(self, request, bank_slug: str):
+        """Forget the whole bank: every episode, fact, belief and mental model. Returns a receipt."""
+        from beliefs.api.erasure_views import requester
+        from beliefs.services.forget import bank_forget
+
+        tenant_for_admin_action(request, self.bank.tenant.slug, "delete banks")
+        return Response(bank_forget(bank=self.bank, requested_by=requester(request)))

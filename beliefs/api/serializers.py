@@ -65,8 +65,10 @@ class RetainInputSerializer(StrictInputSerializer):
 
 
 class RetainOutcomeSerializer(serializers.Serializer):
-    episode_id = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=["created", "duplicate"])
+    episode_id = serializers.IntegerField(allow_null=True)
+    status = serializers.ChoiceField(
+        choices=["created", "duplicate", "suppressed"], help_text="suppressed: the item's subject was erased."
+    )
 
 
 class UsageSerializer(serializers.Serializer):

@@ -1,8 +1,14 @@
 from django.urls import path
 
-from beliefs.api import belief_views, views
+from beliefs.api import belief_views, erasure_views, views
 
 urlpatterns = [
+    path("erasure-requests/", erasure_views.ErasureRequestListCreateApi.as_view(), name="erasure-request-list"),
+    path(
+        "erasure-requests/<int:request_id>",
+        erasure_views.ErasureRequestDetailApi.as_view(),
+        name="erasure-request-detail",
+    ),
     path("banks/<str:bank_slug>/retain", views.RetainApi.as_view(), name="retain"),
     path(
         "banks/<str:bank_slug>/retain-batches/<int:batch_id>", views.RetainBatchDetailApi.as_view(), name="retain-batch"

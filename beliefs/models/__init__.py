@@ -1,6 +1,7 @@
 from beliefs.models.beliefs import Belief, BeliefVersion, Evidence
 from beliefs.models.entities import Entity, EpisodeEntity
 from beliefs.models.episodes import Episode, Provenance
+from beliefs.models.erasure import ErasureRequest, Tombstone
 from beliefs.models.facts import Extractor, Fact
 from beliefs.models.jobs import RetainBatch
 from beliefs.models.mental_models import BankUsage, MentalModel
@@ -15,10 +16,12 @@ __all__ = [
     "Entity",
     "Episode",
     "EpisodeEntity",
+    "ErasureRequest",
     "Evidence",
     "Extractor",
     "Fact",
     "MentalModel",
     "Provenance",
     "RetainBatch",
+    "Tombstone",
 ]

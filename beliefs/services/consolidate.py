@@ -27,6 +27,7 @@ from django.utils import timezone
 from banks.models import Bank
 from banks.policy import BankPolicy, bank_policy
 from beliefs.engine.confidence import CONTRADICTS, SUPPORTS, EvidencePoint, assess, evidence_weight
+from beliefs.extractors import claim_statement
 from beliefs.models import Belief, BeliefVersion, Evidence, Fact
 from memoryhub import metrics
 from memoryhub.embeddings import embed_texts
@@ -232,8 +233,6 @@ def _evidence_for_value(facts: list[dict], value: str) -> tuple[list[dict], list
 
 def _new_belief(bank: Bank, support: list[dict]) -> Belief:
     latest = support[-1]
-    from beliefs.extractors import claim_statement
-
     return Belief(
         tenant_id=bank.tenant_id,
         bank=bank,
@@ -336,6 +335,12 @@ def _apply(
         updates["last_confirmed_at"] = assessment.last_confirmed_at
     if latest is not None and latest["subject"] != belief.subject:
         updates["subject"] = latest["subject"]
+    if latest is not None and not new:
+        # Rebuilt from the latest remaining fact: after a deletion it may no longer quote erased wording.
+        statement = claim_statement(latest["subject"], latest["predicate"], latest["object"])
+        if statement != belief.statement:
+            updates["statement"] = statement
+            belief.embedding = embed_texts([statement])[0]
     if not new and all(getattr(belief, field) == value for field, value in updates.items()) and not added:
         return False
     for field, value in updates.items():

@@ -1,5 +1,8 @@
 """Forget: remove memory from a bank, and everything derived from it.
 
+Three reaches: one episode, every episode of a subject (an ``ErasureRequest``, in one
+bank or across the tenant, leaving a hashed tombstone and a receipt) and a whole bank.
+
 Deleting an episode deletes its facts and evidence (foreign keys cascade) and then
 recomputes every belief those facts fed: proof counts drop, confidence is re-assessed,
 a belief left without support is ``retracted``, and each change is versioned with the
@@ -9,12 +12,19 @@ cause ``evidence_removed``. Mental models are refreshed after commit.
 from __future__ import annotations
 
 from django.db import transaction
+from django.utils import timezone
 
 from banks.models import Bank
-from beliefs.models import Episode, Fact
+from beliefs.models import Episode, EpisodeEntity, ErasureRequest, Evidence, Fact, RetainBatch, Tombstone
 from beliefs.services.consolidate import lock_bank_for_consolidation, slots_refresh
 from beliefs.services.indexing import episodes_unindex
+from beliefs.services.mental_models import mental_models_refresh
+from beliefs.services.tombstones import subject_hash
+from memoryhub import metrics
+from memoryhub.embeddings import embed_texts
 from memoryhub.exceptions import EpisodeNotFound
+
+ERASED = "[erased]"
 
 
 def episode_delete(*, bank: Bank, episode_id: int) -> None:
@@ -25,22 +35,139 @@ def episode_delete(*, bank: Bank, episode_id: int) -> None:
         episodes_delete(bank=bank, episode_ids=[episode_id])
 
 
-def episodes_delete(*, bank: Bank, episode_ids: list[int]) -> int:
-    """Delete episodes of ``bank`` and re-derive what they fed. Runs inside the caller's transaction."""
+def episodes_delete(*, bank: Bank, episode_ids: list[int], erase: bool = False) -> dict[str, int]:
+    """Delete episodes of ``bank`` and re-derive what they fed; returns counts of what went.
+
+    With ``erase``, beliefs left without any evidence also lose their wording (statement,
+    subject, object and every version's statements become ``[erased]``), and mental models
+    are rebuilt in the same transaction instead of after commit.
+    """
     from beliefs.models import BeliefVersion
     from beliefs.tasks import refresh_mental_models_task
 
+    counts: dict[str, int] = {}
     with transaction.atomic():
         lock_bank_for_consolidation(bank)
-        slots = set(
-            Fact.objects.filter(bank=bank, episode_id__in=episode_ids)
-            .values_list("subject_key", "predicate")
-            .distinct()
-        )
+        facts = Fact.objects.filter(bank=bank, episode_id__in=episode_ids)
+        slots = set(facts.values_list("subject_key", "predicate").distinct())
+        counts["facts"] = facts.count()
+        counts["evidence"] = Evidence.objects.filter(bank=bank, episode_id__in=episode_ids).count()
+        counts["entity_links"] = EpisodeEntity.objects.filter(bank=bank, episode_id__in=episode_ids).count()
         episodes_unindex(bank=bank, episode_ids=episode_ids)
-        deleted, _ = Episode.objects.filter(bank=bank, pk__in=episode_ids).delete()
+        counts["episodes"] = Episode.objects.filter(bank=bank, pk__in=episode_ids).delete()[1].get("beliefs.Episode", 0)
         outcome = slots_refresh(bank=bank, slots=slots, cause_hint=BeliefVersion.Cause.EVIDENCE_REMOVED)
-        if outcome.changed or outcome.formed:
+        counts["beliefs_reassessed"] = outcome.changed
+        if erase:
+            counts["beliefs_retracted_and_scrubbed"] = _scrub_unsupported(bank, outcome.belief_ids)
+            counts["mental_models_rebuilt"] = mental_models_refresh(bank=bank)
+        elif outcome.changed or outcome.formed:
             bank_id = bank.pk
             transaction.on_commit(lambda: refresh_mental_models_task.delay(bank_id=bank_id))
-    return deleted
+    return counts
+
+
+def _scrub_unsupported(bank: Bank, belief_ids) -> int:
+    """Beliefs with no evidence left keep their row (status ``retracted``) but none of the erased wording."""
+    from beliefs.models import Belief, BeliefVersion
+
+    orphans = list(
+        Belief.objects.filter(bank=bank, pk__in=belief_ids, status=Belief.Status.RETRACTED, evidence__isnull=True)
+    )
+    if not orphans:
+        return 0
+    vector = embed_texts([ERASED])[0]
+    for belief in orphans:
+        belief.statement = belief.subject = belief.object = ERASED
+        belief.subject_key = belief.object_key = belief.key = f"erased-{belief.pk}"
+        belief.embedding = vector
+        belief.save()
+    BeliefVersion.objects.filter(belief__in=orphans).update(old_statement=ERASED, new_statement=ERASED)
+    return len(orphans)
+
+
+def erasure_request_create(*, tenant, bank: Bank | None, subject: str, requested_by: str) -> ErasureRequest:
+    """Record an erasure of ``subject`` (in ``bank``, or the whole tenant when ``bank`` is None) and queue it."""
+    from beliefs.tasks import run_erasure_task
+
+    request = ErasureRequest.objects.create(
+        tenant=tenant,
+        bank=bank,
+        scope="bank" if bank else "tenant",
+        subject=subject,
+        subject_hash=subject_hash(tenant_id=tenant.pk, subject=subject),
+        requested_by=requested_by[:200],
+    )
+    transaction.on_commit(lambda: run_erasure_task.delay(request_id=request.pk))
+    return request
+
+
+def erasure_request_run(*, request_id: int) -> ErasureRequest:
+    """Erase the request's subject everywhere it reaches and write the receipt. Safe to run twice."""
+    with transaction.atomic():
+        request = ErasureRequest.objects.select_for_update().get(pk=request_id)
+        if request.status == ErasureRequest.Status.DONE:
+            return request
+        banks = [request.bank] if request.bank_id else list(Bank.objects.filter(tenant_id=request.tenant_id))
+        removed: dict[str, int] = {}
+        for bank in banks:
+            removed["queued_items"] = removed.get("queued_items", 0) + _drop_queued_items(bank, request.subject)
+            ids = list(Episode.objects.filter(bank=bank, subject__iexact=request.subject).values_list("id", flat=True))
+            if ids:
+                for kind, count in episodes_delete(bank=bank, episode_ids=ids, erase=True).items():
+                    removed[kind] = removed.get(kind, 0) + count
+        Tombstone.objects.get_or_create(
+            tenant_id=request.tenant_id,
+            bank=request.bank,
+            subject_hash=request.subject_hash,
+            defaults={"erasure": request},
+        )
+        request.subject = ""  # from here on only the hash identifies it
+        request.status = ErasureRequest.Status.DONE
+        request.finished_at = timezone.now()
+        rebuilt = removed.pop("mental_models_rebuilt", 0)
+        request.receipt = {
+            "scope": request.scope,
+            "banks": len(banks),
+            "removed": dict(sorted(removed.items())),
+            "rebuilt": {"mental_models": rebuilt, "beliefs": removed.get("beliefs_reassessed", 0)},
+            "tombstone": True,
+            "requested_by": request.requested_by,
+            "completed_at": request.finished_at.isoformat(),
+        }
+        request.save()
+    metrics.observe_erasure(removed.get("episodes", 0))
+    return request
+
+
+def _drop_queued_items(bank: Bank, subject: str) -> int:
+    """Remove the subject's items from async batches that no worker has stored yet."""
+    dropped = 0
+    pending = RetainBatch.objects.select_for_update().filter(bank=bank, status__in=["pending", "processing"])
+    for batch in pending:
+        kept = [item for item in batch.items if (item.get("subject") or "").lower() != subject.lower()]
+        if len(kept) != len(batch.items):
+            dropped += len(batch.items) - len(kept)
+            batch.items = kept
+            batch.save(update_fields=["items"])
+    return dropped
+
+
+def bank_forget(*, bank: Bank, requested_by: str) -> dict:
+    """Delete a whole bank with everything in it; returns a receipt of what went (no content)."""
+    from beliefs.models import Belief, MentalModel
+
+    with transaction.atomic():
+        receipt = {
+            "bank": bank.slug,
+            "removed": {
+                "episodes": Episode.objects.filter(bank=bank).count(),
+                "facts": Fact.objects.filter(bank=bank).count(),
+                "beliefs": Belief.objects.filter(bank=bank).count(),
+                "mental_models": MentalModel.objects.filter(bank=bank).count(),
+            },
+            "requested_by": requested_by[:200],
+            "completed_at": timezone.now().isoformat(),
+        }
+        bank.delete()
+    metrics.observe_erasure(receipt["removed"]["episodes"])
+    return receipt

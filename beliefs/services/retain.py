@@ -25,6 +25,7 @@ from banks.models import Bank
 from beliefs.defense.apply import items_defend
 from beliefs.models import Episode, Provenance, RetainBatch
 from beliefs.services.indexing import episodes_index
+from beliefs.services.tombstones import erased_subjects
 from memoryhub import metrics
 from memoryhub.embeddings import embed_texts
 from memoryhub.exceptions import IdempotencyKeyReused
@@ -57,8 +58,8 @@ class RetainItem:
 
 @dataclass(frozen=True)
 class RetainOutcome:
-    episode_id: int
-    status: str  # "created" or "duplicate"
+    episode_id: int | None
+    status: str  # "created", "duplicate", or "suppressed" (the subject was erased)
 
 
 @dataclass(frozen=True)
@@ -249,10 +250,11 @@ def _store(
 ) -> tuple[list[RetainOutcome], int]:
     """Insert the new episodes and index them; returns per-item outcomes and the items' total tokens."""
     tokens = {item.content: count_tokens(item.content) for item in items}
+    erased = erased_subjects(bank=bank, subjects={item.subject for item in items if item.subject})
     rows = []
     seen: set[str] = set()
     for item, key in zip(items, keys, strict=True):
-        if key in seen or key not in vectors:
+        if key in seen or key not in vectors or item.subject in erased:
             continue
         seen.add(key)
         rows.append(
@@ -282,7 +284,10 @@ def _store(
     episodes_index(bank=bank, episode_ids=sorted(created_rows.values()))
     outcomes = []
     reported: set[str] = set()
-    for key in keys:
+    for item, key in zip(items, keys, strict=True):
+        if item.subject in erased and key not in stored:
+            outcomes.append(RetainOutcome(episode_id=None, status="suppressed"))  # an erased subject stays erased
+            continue
         status = "created" if key in created_by_us and key not in reported else "duplicate"
         reported.add(key)
         outcomes.append(RetainOutcome(episode_id=stored[key], status=status))
@@ -303,7 +308,7 @@ def _finish(
     created = sum(1 for outcome in outcomes if outcome.status == "created")
     batch.status = RetainBatch.Status.DONE
     batch.created_count = created
-    batch.duplicate_count = len(outcomes) - created
+    batch.duplicate_count = sum(1 for outcome in outcomes if outcome.status == "duplicate")
     batch.results = [{"episode_id": o.episode_id, "status": o.status} for o in outcomes]
     batch.usage = {
         "tokens": tokens,

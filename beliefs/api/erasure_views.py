@@ -1,0 +1,79 @@
+"""Erasure requests (tenant level) and whole-bank forget."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+
+from banks.scoping import (
+    TenantScopedAPIView,
+    bank_for_caller,
+    caller_api_key,
+    tenant_for_admin_action,
+    tenants_for_caller,
+)
+from beliefs.models import ErasureRequest
+from beliefs.services.forget import erasure_request_create
+from memoryhub.exceptions import ErasureRequestNotFound
+from memoryhub.pagination import paginate
+from memoryhub.serializers import StrictInputSerializer
+
+
+class ErasureRequestInputSerializer(StrictInputSerializer):
+    subject = serializers.CharField(max_length=255, help_text="The episodes' `subject` to erase (case-insensitive).")
+    bank = serializers.CharField(required=False, max_length=63, help_text="Bank slug; omit to erase tenant-wide.")
+    tenant = serializers.CharField(required=False, max_length=63, help_text="Tenant slug (people in several tenants).")
+
+
+class ErasureRequestOutputSerializer(serializers.ModelSerializer):
+    bank = serializers.CharField(source="bank.slug", default=None, read_only=True)
+
+    class Meta:
+        model = ErasureRequest
+        fields = ["id", "scope", "bank", "status", "receipt", "requested_by", "created_at", "finished_at"]
+
+
+def requester(request) -> str:
+    api_key = caller_api_key(request)
+    return f"api-key:{api_key.prefix}" if api_key else f"user:{request.user.get_username()}"
+
+
+def _visible(request):
+    requests = ErasureRequest.objects.filter(tenant__in=tenants_for_caller(request)).select_related("bank")
+    api_key = caller_api_key(request)
+    if api_key is not None and api_key.bank_id is not None:
+        requests = requests.filter(bank_id=api_key.bank_id)
+    return requests
+
+
+class ErasureRequestListCreateApi(TenantScopedAPIView):
+    @extend_schema(responses=ErasureRequestOutputSerializer(many=True), operation_id="erasure_requests_list")
+    def get(self, request):
+        return paginate(request, self, _visible(request), ErasureRequestOutputSerializer)
+
+    @extend_schema(
+        request=ErasureRequestInputSerializer,
+        responses={202: ErasureRequestOutputSerializer},
+        operation_id="erasure_requests_create",
+    )
+    def post(self, request):
+        data = ErasureRequestInputSerializer.parse(request.data)
+        if data.get("bank"):
+            bank = bank_for_caller(request, data["bank"], "write")
+            tenant = bank.tenant
+        else:
+            bank, tenant = None, tenant_for_admin_action(request, data.get("tenant"), "erase across a tenant")
+        erasure = erasure_request_create(
+            tenant=tenant, bank=bank, subject=data["subject"], requested_by=requester(request)
+        )
+        return Response(ErasureRequestOutputSerializer(erasure).data, status=status.HTTP_202_ACCEPTED)
+
+
+class ErasureRequestDetailApi(TenantScopedAPIView):
+    @extend_schema(responses=ErasureRequestOutputSerializer, operation_id="erasure_requests_get")
+    def get(self, request, request_id: int):
+        erasure = _visible(request).filter(pk=request_id).first()
+        if erasure is None:
+            raise ErasureRequestNotFound()
+        return Response(ErasureRequestOutputSerializer(erasure).data)
