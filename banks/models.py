@@ -81,6 +81,13 @@ class BankGroupObjectPermission(GroupObjectPermissionBase):
     content_object = models.ForeignKey(Bank, on_delete=models.CASCADE)
 
 
+API_KEY_SCOPES = ("read", "write", "admin")
+
+
+def default_scopes() -> list[str]:
+    return ["read", "write"]
+
+
 class ApiKey(models.Model):
     """An agent credential. Only a SHA-256 hash of the secret is stored; ``prefix`` finds the row."""
 
@@ -102,10 +109,22 @@ class ApiKey(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
+    scopes = models.JSONField(default=default_scopes, help_text="Any of read, write, admin.")
+    expires_at = models.DateTimeField(null=True, blank=True)
+    rate_limit_per_minute = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Requests per minute; empty uses MEMORYHUB_RATE_LIMIT_PER_MINUTE."
+    )
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix})"
 
     @property
     def is_active(self) -> bool:
-        return self.revoked_at is None
+        from django.utils import timezone
+
+        return self.revoked_at is None and (self.expires_at is None or self.expires_at > timezone.now())
+
+    def allows(self, scope: str) -> bool:
+        """``admin`` implies ``write``, which implies ``read``."""
+        granted = set(self.scopes or [])
+        return scope in granted or "admin" in granted or (scope == "read" and "write" in granted)

@@ -25,7 +25,7 @@ from banks.models import ApiKey, Bank, Tenant
 from banks.permissions import banks_visible_to, tenants_administered_by
 from memoryhub.exceptions import BankNotFound, TenantRequired
 
-Access = Literal["read", "write"]
+Access = Literal["read", "write", "admin"]
 _SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 
@@ -46,13 +46,29 @@ def banks_for_caller(request, access: Access = "read") -> QuerySet[Bank]:
 
 
 def bank_for_caller(request, slug: str, access: Access) -> Bank:
-    """The bank ``slug`` if the caller may reach it with ``access``; 404 when it may not even read it."""
-    bank = banks_for_caller(request, access).select_related("tenant").filter(slug=slug).first()
+    """The bank ``slug`` if the caller may reach it with ``access``; 404 when it may not even read it.
+
+    An API key also needs the scope (``read``, ``write`` or ``admin``); a person needs to be
+    a tenant admin for ``admin`` actions (policy changes, deleting a bank, reading its audit log).
+    """
+    bank = banks_for_caller(request, "write" if access == "admin" else access).select_related("tenant")
+    bank = bank.filter(slug=slug).first()
     if bank is not None:
+        require_scope(request, access)
+        if access == "admin" and caller_api_key(request) is None:
+            if not tenants_administered_by(request.user).filter(pk=bank.tenant_id).exists():
+                raise PermissionDenied("Only tenant admins can do this.")
         return bank
-    if access == "write" and banks_for_caller(request, "read").filter(slug=slug).exists():
+    if access != "read" and banks_for_caller(request, "read").filter(slug=slug).exists():
         raise PermissionDenied("You may read this bank but not write to it.")
     raise BankNotFound()
+
+
+def require_scope(request, scope: Access) -> None:
+    """403 unless the caller's API key carries ``scope`` (people are governed by their roles instead)."""
+    api_key = caller_api_key(request)
+    if api_key is not None and not api_key.allows(scope):
+        raise PermissionDenied(f"This API key lacks the '{scope}' scope.")
 
 
 def tenant_for_bank_creation(request, tenant_slug: str | None) -> Tenant:
@@ -69,6 +85,7 @@ def tenant_for_admin_action(request, tenant_slug: str | None, action: str) -> Te
     if api_key is not None:
         if api_key.bank_id is not None:
             raise PermissionDenied(f"A bank-scoped API key cannot {action}.")
+        require_scope(request, "admin")
         if tenant_slug and tenant_slug != api_key.tenant.slug:
             raise PermissionDenied("This API key belongs to another tenant.")
         return api_key.tenant

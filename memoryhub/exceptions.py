@@ -114,6 +114,12 @@ class ErasureRequestNotFound(MemoryHubError):
     default_detail = "No such erasure request."
 
 
+class ApiKeyNotFound(MemoryHubError):
+    status_code = status.HTTP_404_NOT_FOUND
+    default_code = "api_key_not_found"
+    default_detail = "No such API key in this tenant."
+
+
 class LLMError(MemoryHubError):
     """The configured LLM failed, timed out or answered with something unusable."""
 

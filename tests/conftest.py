@@ -43,9 +43,9 @@ class Caller:
         return f"/api/v1/banks/{(bank or self.bank).slug}/{path}"
 
 
-def make_caller(*, bank: Bank | None = None, bank_scoped: bool = False) -> Caller:
+def make_caller(*, bank: Bank | None = None, bank_scoped: bool = False, scopes=("read", "write", "admin")) -> Caller:
     bank = bank or BankFactory(tenant=TenantFactory())
-    issued = api_key_issue(tenant=bank.tenant, name="test", bank=bank if bank_scoped else None)
+    issued = api_key_issue(tenant=bank.tenant, name="test", bank=bank if bank_scoped else None, scopes=list(scopes))
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {issued.raw_key}")
     return Caller(tenant=bank.tenant, bank=bank, api_key=issued.api_key, raw_key=issued.raw_key, client=client)

@@ -2,7 +2,7 @@
 
 from rest_framework import serializers
 
-from banks.models import Bank, slug_validator
+from banks.models import API_KEY_SCOPES, ApiKey, Bank, slug_validator
 from banks.policy import validate_policy
 from memoryhub.serializers import StrictInputSerializer
 
@@ -37,3 +37,41 @@ class BankOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = Bank
         fields = ["slug", "name", "tenant", "description", "background", "policy", "created_at", "updated_at"]
+
+
+class ApiKeyInputSerializer(StrictInputSerializer):
+    name = serializers.CharField(max_length=200)
+    bank = serializers.CharField(required=False, max_length=63, help_text="Limit the key to this bank (slug).")
+    scopes = serializers.ListField(
+        child=serializers.ChoiceField(choices=API_KEY_SCOPES), min_length=1, required=False, default=["read", "write"]
+    )
+    expires_at = serializers.DateTimeField(required=False)
+    rate_limit_per_minute = serializers.IntegerField(required=False, min_value=1, max_value=1_000_000)
+    tenant = serializers.CharField(required=False, max_length=63)
+
+
+class ApiKeyOutputSerializer(serializers.ModelSerializer):
+    bank = serializers.CharField(source="bank.slug", default=None, read_only=True)
+    active = serializers.BooleanField(source="is_active", read_only=True)
+
+    class Meta:
+        model = ApiKey
+        fields = [
+            "prefix",
+            "name",
+            "bank",
+            "scopes",
+            "active",
+            "expires_at",
+            "revoked_at",
+            "last_used_at",
+            "rate_limit_per_minute",
+            "created_at",
+        ]
+
+
+class ApiKeyIssuedSerializer(ApiKeyOutputSerializer):
+    key = serializers.CharField(help_text="The secret, shown once.")
+
+    class Meta(ApiKeyOutputSerializer.Meta):
+        fields = [*ApiKeyOutputSerializer.Meta.fields, "key"]

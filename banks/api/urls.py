@@ -1,8 +1,10 @@
 from django.urls import path
 
-from banks.api.views import BankDetailApi, BankListCreateApi
+from banks.api.views import ApiKeyDetailApi, ApiKeyListCreateApi, BankDetailApi, BankListCreateApi
 
 urlpatterns = [
+    path("api-keys/", ApiKeyListCreateApi.as_view(), name="api-key-list"),
+    path("api-keys/<str:prefix>", ApiKeyDetailApi.as_view(), name="api-key-detail"),
     path("banks/", BankListCreateApi.as_view(), name="bank-list"),
     path("banks/<str:bank_slug>/", BankDetailApi.as_view(), name="bank-detail"),
 ]

@@ -4,7 +4,15 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from banks.api.serializers import BankCreateInputSerializer, BankOutputSerializer, BankUpdateInputSerializer
+from banks.api.serializers import (
+    ApiKeyInputSerializer,
+    ApiKeyIssuedSerializer,
+    ApiKeyOutputSerializer,
+    BankCreateInputSerializer,
+    BankOutputSerializer,
+    BankUpdateInputSerializer,
+)
+from banks.models import ApiKey, Bank
 from banks.scoping import (
     BankScopedAPIView,
     TenantScopedAPIView,
@@ -12,8 +20,11 @@ from banks.scoping import (
     tenant_for_admin_action,
     tenant_for_bank_creation,
 )
+from banks.services.api_keys import api_key_issue, api_key_revoke
 from banks.services.banks import bank_create, bank_update
+from memoryhub.exceptions import ApiKeyNotFound, BankNotFound
 from memoryhub.pagination import paginate
+from reviews.services.audit import audit_record
 
 
 class BankListCreateApi(TenantScopedAPIView):
@@ -30,11 +41,13 @@ class BankListCreateApi(TenantScopedAPIView):
         tenant = tenant_for_bank_creation(request, data.pop("tenant", None))
         user = request.user if getattr(request.user, "pk", None) else None
         bank = bank_create(tenant=tenant, created_by=user, **data)
+        audit_record(request=request, tenant=tenant, bank=bank, action="bank.created", target=f"bank:{bank.slug}")
         return Response(BankOutputSerializer(bank).data, status=status.HTTP_201_CREATED)
 
 
 class BankDetailApi(BankScopedAPIView):
     serializer_class = BankOutputSerializer
+    method_access = {"PATCH": "admin", "DELETE": "admin"}
 
     def scoped_get_queryset(self):
         return banks_for_caller(self.request).filter(pk=self.bank.pk)
@@ -45,7 +58,16 @@ class BankDetailApi(BankScopedAPIView):
     @extend_schema(request=BankUpdateInputSerializer, responses=BankOutputSerializer)
     def patch(self, request, bank_slug: str):
         data = BankUpdateInputSerializer.parse(request.data)
-        return Response(BankOutputSerializer(bank_update(bank=self.bank, **data)).data)
+        bank = bank_update(bank=self.bank, **data)
+        audit_record(
+            request=request,
+            tenant=bank.tenant,
+            bank=bank,
+            action="bank.updated",
+            target=f"bank:{bank.slug}",
+            details={"fields": sorted(data), "policy": bank.policy if "policy" in data else None},
+        )
+        return Response(BankOutputSerializer(bank).data)
 
     @extend_schema(responses={200: dict})
     def delete(self, request, bank_slug: str):
@@ -54,4 +76,62 @@ class BankDetailApi(BankScopedAPIView):
         from beliefs.services.forget import bank_forget
 
         tenant_for_admin_action(request, self.bank.tenant.slug, "delete banks")
-        return Response(bank_forget(bank=self.bank, requested_by=requester(request)))
+        tenant, slug = self.bank.tenant, self.bank.slug
+        receipt = bank_forget(bank=self.bank, requested_by=requester(request))
+        audit_record(request=request, tenant=tenant, action="bank.deleted", target=f"bank:{slug}", details=receipt)
+        return Response(receipt)
+
+
+class ApiKeyListCreateApi(TenantScopedAPIView):
+    """Tenant admins (or admin-scoped, tenant-wide keys) list and issue API keys."""
+
+    @extend_schema(responses=ApiKeyOutputSerializer(many=True), operation_id="api_keys_list")
+    def get(self, request):
+        tenant = tenant_for_admin_action(request, request.query_params.get("tenant"), "manage API keys")
+        keys = ApiKey.objects.filter(tenant=tenant).select_related("bank").order_by("-created_at", "-id")
+        return paginate(request, self, keys, ApiKeyOutputSerializer)
+
+    @extend_schema(
+        request=ApiKeyInputSerializer, responses={201: ApiKeyIssuedSerializer}, operation_id="api_keys_issue"
+    )
+    def post(self, request):
+        data = ApiKeyInputSerializer.parse(request.data)
+        tenant = tenant_for_admin_action(request, data.pop("tenant", None), "manage API keys")
+        bank = None
+        if data.get("bank"):
+            bank = Bank.objects.filter(tenant=tenant, slug=data["bank"]).first()
+            if bank is None:
+                raise BankNotFound()
+        user = request.user if getattr(request.user, "pk", None) else None
+        issued = api_key_issue(
+            tenant=tenant,
+            name=data["name"],
+            bank=bank,
+            created_by=user,
+            scopes=data["scopes"],
+            expires_at=data.get("expires_at"),
+            rate_limit_per_minute=data.get("rate_limit_per_minute"),
+        )
+        audit_record(
+            request=request,
+            tenant=tenant,
+            bank=bank,
+            action="api_key.issued",
+            target=f"api_key:{issued.api_key.prefix}",
+        )
+        payload = {**ApiKeyOutputSerializer(issued.api_key).data, "key": issued.raw_key}
+        return Response(payload, status=status.HTTP_201_CREATED)
+
+
+class ApiKeyDetailApi(TenantScopedAPIView):
+    @extend_schema(responses={204: None}, operation_id="api_keys_revoke")
+    def delete(self, request, prefix: str):
+        tenant = tenant_for_admin_action(request, request.query_params.get("tenant"), "manage API keys")
+        api_key = ApiKey.objects.filter(tenant=tenant, prefix=prefix).first()
+        if api_key is None:
+            raise ApiKeyNotFound()
+        api_key_revoke(api_key=api_key)
+        audit_record(
+            request=request, tenant=tenant, bank=api_key.bank, action="api_key.revoked", target=f"api_key:{prefix}"
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT)

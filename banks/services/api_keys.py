@@ -11,11 +11,11 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.utils import timezone
 
-from banks.models import ApiKey, Bank, Tenant
+from banks.models import ApiKey, Bank, Tenant, default_scopes
 
 _LAST_USED_RESOLUTION = timedelta(minutes=1)
 
@@ -30,14 +30,31 @@ def _digest(raw_key: str) -> str:
     return hashlib.sha256(raw_key.encode()).hexdigest()
 
 
-def api_key_issue(*, tenant: Tenant, name: str, bank: Bank | None = None, created_by=None) -> IssuedKey:
+def api_key_issue(
+    *,
+    tenant: Tenant,
+    name: str,
+    bank: Bank | None = None,
+    created_by=None,
+    scopes: list[str] | None = None,
+    expires_at: datetime | None = None,
+    rate_limit_per_minute: int | None = None,
+) -> IssuedKey:
     """Create a key; the returned ``raw_key`` is the only copy of the secret."""
     if bank is not None and bank.tenant_id != tenant.pk:
         raise ValueError("bank belongs to another tenant")
     prefix = secrets.token_hex(4)
     raw_key = f"mh_{prefix}_{secrets.token_urlsafe(32)}"
     api_key = ApiKey.objects.create(
-        tenant=tenant, bank=bank, name=name, prefix=prefix, secret_hash=_digest(raw_key), created_by=created_by
+        tenant=tenant,
+        bank=bank,
+        name=name,
+        prefix=prefix,
+        secret_hash=_digest(raw_key),
+        created_by=created_by,
+        scopes=sorted(set(scopes or default_scopes())),
+        expires_at=expires_at,
+        rate_limit_per_minute=rate_limit_per_minute,
     )
     return IssuedKey(api_key=api_key, raw_key=raw_key)
 
@@ -58,6 +75,8 @@ def api_key_authenticate(*, raw_key: str) -> ApiKey | None:
     if api_key is None or not hmac.compare_digest(api_key.secret_hash, _digest(raw_key)):
         return None
     now = timezone.now()
+    if api_key.expires_at is not None and api_key.expires_at <= now:
+        return None
     if api_key.last_used_at is None or now - api_key.last_used_at > _LAST_USED_RESOLUTION:
         ApiKey.objects.filter(pk=api_key.pk).update(last_used_at=now)
         api_key.last_used_at = now

@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from banks.policy import bank_policy
 from banks.scoping import BankScopedAPIView
 from beliefs.api.belief_serializers import (
+    AuditEventOutputSerializer,
     BackgroundStatusOutputSerializer,
     BeliefAsOfOutputSerializer,
     BeliefDetailOutputSerializer,
@@ -36,6 +37,8 @@ from beliefs.services.reflect import reflect
 from memoryhub.exceptions import BeliefNotFound, FactNotFound, MentalModelNotFound
 from memoryhub.pagination import MemoryHubPagination, paginate
 from memoryhub.serializers import parse_datetime_param
+from reviews.models import AuditEvent
+from reviews.services.audit import audit_record
 
 VALID_AT = OpenApiParameter("valid_at", str, description="Only facts true at this time (ISO 8601).")
 KNOWN_AT = OpenApiParameter("known_at", str, description="As the bank knew it at this time (ISO 8601).")
@@ -129,6 +132,13 @@ class MentalModelListApi(BankScopedAPIView):
     def post(self, request, bank_slug: str):
         data = MentalModelInputSerializer.parse(request.data)
         model = mental_model_create(bank=self.bank, **data)
+        audit_record(
+            request=request,
+            tenant=self.bank.tenant,
+            bank=self.bank,
+            action="mental_model.created",
+            target=f"mental_model:{model.name}",
+        )
         return Response(MentalModelOutputSerializer(model).data, status=status.HTTP_201_CREATED)
 
 
@@ -147,6 +157,13 @@ class MentalModelDetailApi(BankScopedAPIView):
     @extend_schema(responses={204: None})
     def delete(self, request, bank_slug: str, name: str):
         mental_model_delete(bank=self.bank, name=name)
+        audit_record(
+            request=request,
+            tenant=self.bank.tenant,
+            bank=self.bank,
+            action="mental_model.deleted",
+            target=f"mental_model:{name}",
+        )
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -206,3 +223,31 @@ class BackgroundApi(BankScopedAPIView):
             bank_id = self.bank.pk
             transaction.on_commit(lambda: extract_bank_task.delay(bank_id=bank_id))
         return Response(BackgroundStatusOutputSerializer(payload).data, status=status.HTTP_202_ACCEPTED)
+
+
+class AuditEventListApi(BankScopedAPIView):
+    """The bank's audit trail, newest first (tenant admins and admin-scoped keys)."""
+
+    method_access = {"GET": "admin"}
+    serializer_class = AuditEventOutputSerializer
+    pagination_class = MemoryHubPagination
+
+    def scoped_get_queryset(self):
+        events = AuditEvent.objects.filter(bank=self.bank)
+        action = self.request.query_params.get("action")
+        since = parse_datetime_param(self.request.query_params, "since")
+        if action:
+            events = events.filter(action=action)
+        if since:
+            events = events.filter(created_at__gte=since)
+        return events.order_by("-created_at", "-id")
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("action", str, description="Only this action (e.g. episodes.retained)."),
+            OpenApiParameter("since", str, description="Only events at or after this time (ISO 8601)."),
+        ]
+    )
+    def get(self, request, bank_slug: str):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(AuditEventOutputSerializer(page, many=True).data)

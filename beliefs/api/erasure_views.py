@@ -18,6 +18,7 @@ from beliefs.services.forget import erasure_request_create
 from memoryhub.exceptions import ErasureRequestNotFound
 from memoryhub.pagination import paginate
 from memoryhub.serializers import StrictInputSerializer
+from reviews.services.audit import audit_record
 
 
 class ErasureRequestInputSerializer(StrictInputSerializer):
@@ -60,12 +61,15 @@ class ErasureRequestListCreateApi(TenantScopedAPIView):
     def post(self, request):
         data = ErasureRequestInputSerializer.parse(request.data)
         if data.get("bank"):
-            bank = bank_for_caller(request, data["bank"], "write")
+            bank = bank_for_caller(request, data["bank"], "admin")
             tenant = bank.tenant
         else:
             bank, tenant = None, tenant_for_admin_action(request, data.get("tenant"), "erase across a tenant")
         erasure = erasure_request_create(
             tenant=tenant, bank=bank, subject=data["subject"], requested_by=requester(request)
+        )
+        audit_record(
+            request=request, tenant=tenant, bank=bank, action="erasure.requested", target=f"erasure:{erasure.pk}"
         )
         return Response(ErasureRequestOutputSerializer(erasure).data, status=status.HTTP_202_ACCEPTED)
 

@@ -24,6 +24,7 @@ from beliefs.services.recall import CHANNELS, KINDS, recall
 from beliefs.services.retain import RetainItem, retain, retain_async_submit
 from memoryhub.exceptions import BatchNotFound, EpisodeNotFound
 from memoryhub.pagination import MemoryHubPagination
+from reviews.services.audit import audit_record
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
     "Idempotency-Key",
@@ -49,8 +50,25 @@ class RetainApi(BankScopedAPIView):
         idempotency_key = request.headers.get("Idempotency-Key") or None
         if data["run_async"]:
             batch = retain_async_submit(bank=self.bank, items=items, idempotency_key=idempotency_key)
+            audit_record(
+                request=request,
+                tenant=self.bank.tenant,
+                bank=self.bank,
+                action="episodes.retain_queued",
+                target=f"retain_batch:{batch.pk}",
+                details={"items": batch.item_count},
+            )
             return Response(RetainBatchOutputSerializer(batch).data, status=status.HTTP_202_ACCEPTED)
         result = retain(bank=self.bank, items=items, idempotency_key=idempotency_key)
+        if not result.replayed:
+            audit_record(
+                request=request,
+                tenant=self.bank.tenant,
+                bank=self.bank,
+                action="episodes.retained",
+                target=f"retain_batch:{result.batch_id}",
+                details={"created": result.created, "duplicates": result.duplicates, "redacted": result.redacted},
+            )
         code = status.HTTP_201_CREATED if result.created else status.HTTP_200_OK
         return Response(retain_payload(result), status=code)
 
@@ -125,4 +143,11 @@ class EpisodeDetailApi(BankScopedAPIView):
     @extend_schema(responses={204: None})
     def delete(self, request, bank_slug: str, episode_id: int):
         episode_delete(bank=self.bank, episode_id=episode_id)
+        audit_record(
+            request=request,
+            tenant=self.bank.tenant,
+            bank=self.bank,
+            action="episode.deleted",
+            target=f"episode:{episode_id}",
+        )
         return Response(status=status.HTTP_204_NO_CONTENT)

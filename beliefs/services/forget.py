@@ -23,6 +23,7 @@ from beliefs.services.tombstones import subject_hash
 from memoryhub import metrics
 from memoryhub.embeddings import embed_texts
 from memoryhub.exceptions import EpisodeNotFound
+from reviews.services.audit import audit_record
 
 ERASED = "[erased]"
 
@@ -135,6 +136,14 @@ def erasure_request_run(*, request_id: int) -> ErasureRequest:
             "completed_at": request.finished_at.isoformat(),
         }
         request.save()
+        audit_record(
+            tenant=request.tenant_id,
+            bank=request.bank,
+            action="erasure.completed",
+            target=f"erasure:{request.pk}",
+            details={"removed": request.receipt["removed"], "rebuilt": request.receipt["rebuilt"]},
+            actor=request.requested_by,
+        )
     metrics.observe_erasure(removed.get("episodes", 0))
     return request
 

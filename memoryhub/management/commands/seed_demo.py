@@ -38,7 +38,7 @@ class Command(BaseCommand):
         key_file = Path(settings.DATA_DIR) / "demo-api-key"
         raw_key = key_file.read_text().strip() if key_file.exists() else ""
         if not raw_key or api_key_authenticate(raw_key=raw_key) is None:
-            raw_key = api_key_issue(tenant=tenant, name="demo key").raw_key
+            raw_key = api_key_issue(tenant=tenant, name="demo key", scopes=["read", "write", "admin"]).raw_key
             key_file.write_text(raw_key + "\n")
             key_file.chmod(0o600)
 

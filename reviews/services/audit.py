@@ -1,0 +1,39 @@
+"""Record audit events. Callers pass identifiers and counts only; content never goes in."""
+
+from __future__ import annotations
+
+from banks.models import ApiKey
+from memoryhub.request_context import current_request_id
+from reviews.models import AuditEvent
+
+
+def actor_of(request) -> str:
+    if request is None:
+        return "system"
+    if isinstance(getattr(request, "auth", None), ApiKey):
+        return f"api-key:{request.auth.prefix}"
+    user = getattr(request, "user", None)
+    return f"user:{user.get_username()}" if user is not None and user.is_authenticated else "anonymous"
+
+
+def audit_record(
+    *,
+    request=None,
+    tenant,
+    bank=None,
+    action: str,
+    target: str = "",
+    details: dict | None = None,
+    actor: str | None = None,
+) -> AuditEvent:
+    """Write one audit event (in the caller's transaction, so it commits or rolls back with the change)."""
+    return AuditEvent.objects.create(
+        tenant_id=getattr(tenant, "pk", tenant),
+        bank=bank,
+        bank_slug=bank.slug if bank is not None else "",
+        actor=actor or actor_of(request),
+        action=action,
+        target=target[:200],
+        request_id=current_request_id(),
+        details=details or {},
+    )
