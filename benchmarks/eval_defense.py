@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryhub.settings")
 CORPUS = ROOT / "tests" / "governance" / "defense_corpus.json"
+INJECTION_CORPUS = ROOT / "tests" / "governance" / "injection_corpus.json"
 
 
 def evaluate(corpus: list[dict]) -> dict:
@@ -61,6 +62,32 @@ def evaluate(corpus: list[dict]) -> dict:
     }
 
 
+def evaluate_injection(corpus: list[dict]) -> dict:
+    from beliefs.defense.injection import injection_reasons
+
+    tp = fp = fn = tn = 0
+    by_reason: dict[str, int] = defaultdict(int)
+    for sample in corpus:
+        reasons = injection_reasons(sample["text"])
+        for reason in reasons:
+            by_reason[reason] += 1
+        if sample["injection"]:
+            tp, fn = (tp + 1, fn) if reasons else (tp, fn + 1)
+        else:
+            fp, tn = (fp + 1, tn) if reasons else (fp, tn + 1)
+    return {
+        "samples": len(corpus),
+        "injections": tp + fn,
+        "precision": round(tp / (tp + fp), 4) if tp + fp else 1.0,
+        "recall": round(tp / (tp + fn), 4) if tp + fn else 1.0,
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "tn": tn,
+        "flags_by_reason": dict(sorted(by_reason.items())),
+    }
+
+
 def main() -> None:
     import django
 
@@ -68,6 +95,7 @@ def main() -> None:
     from common import machine, write_result
 
     result = {"machine": machine(), **evaluate(json.loads(CORPUS.read_text()))}
+    result["injection"] = evaluate_injection(json.loads(INJECTION_CORPUS.read_text()))
     write_result("defense", result)
     overall = result["overall"]
     print(
@@ -76,6 +104,10 @@ def main() -> None:
     )
     for group, stats in result["per_group"].items():
         print(f"  {group}: {stats['exact']}/{stats['samples']} exactly right")
+    injection = result["injection"]
+    print(
+        f"injection markers: precision {injection['precision']}, recall {injection['recall']} on {injection['samples']}"
+    )
     for miss in result["misses"]:
         print("  miss:", miss)
 

@@ -113,6 +113,24 @@ def consolidation_table(r: dict) -> str:
     )
 
 
+def defense_table(r: dict) -> str:
+    o, inj = r["overall"], r["injection"]
+    groups = ", ".join(f"{g} {v['exact']}/{v['samples']}" for g, v in r["per_group"].items())
+    return "\n".join(
+        [
+            f"Measured {r['machine']['measured_at']} (details, per kind, in `benchmarks/results/defense.json`):",
+            "",
+            "| measure | result |",
+            "|---|---|",
+            f"| Memory Defense, {r['samples']} labelled strings, {r['kinds']} kinds | precision **{o['precision']}**, "
+            f"recall **{o['recall']}** ({o['tp']} found, {o['fp']} false alarms, {o['fn']} missed) |",
+            f"| exactly right, by group | {groups} |",
+            f"| prompt-injection markers, {inj['samples']} samples ({inj['injections']} injections) | "
+            f"precision **{inj['precision']}**, recall **{inj['recall']}** |",
+        ]
+    )
+
+
 def scale_table(results: list[dict]) -> str:
     lines = [
         "| episodes | recall p50 / p95 (budget 1024) | semantic HNSW p50 / p95 | exact scan p50 / p95 "
@@ -138,6 +156,7 @@ SECTIONS = {
     "locomo": locomo_table,
     "locomo-ablations": ablation_table,
     "consolidation": consolidation_table,
+    "defense": defense_table,
 }
 
 

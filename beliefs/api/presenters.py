@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from beliefs.engine.rendering import render_prompt
 from beliefs.engine.types import PackedItem, RecallResult
 from beliefs.services.retain import RetainResult
+from memoryhub.tokens import count_tokens
 
 
 def retain_payload(result: RetainResult) -> dict:
@@ -27,6 +29,7 @@ def _item(item: PackedItem, explain: bool) -> dict:
         "score": round(item.score, 6),
         "channels": list(item.channels),
         "untrusted": True,
+        "flags": list(item.flags),
         "trimmed": item.trimmed,
         "provenance": {
             "episode_ids": list(item.episode_ids) if item.kind != "episode" else [item.item_id, *item.duplicates],
@@ -50,7 +53,7 @@ def _item(item: PackedItem, explain: bool) -> dict:
     return payload
 
 
-def recall_payload(result: RecallResult, *, explain: bool = False) -> dict:
+def recall_payload(result: RecallResult, *, explain: bool = False, render: str = "items") -> dict:
     payload = {
         "items": [_item(item, explain) for item in result.items],
         "budget_tokens": result.budget_tokens,
@@ -66,6 +69,11 @@ def recall_payload(result: RecallResult, *, explain: bool = False) -> dict:
             "channels": result.channel_counts,
         },
     }
+    if render == "prompt":
+        prompt, tokens, included = render_prompt(
+            payload["items"], budget_tokens=result.budget_tokens, count_tokens=count_tokens
+        )
+        payload["prompt"] = {"text": prompt, "tokens": tokens, "items": included}
     if explain:
         payload["explain"] = {
             "reference_time": result.reference_time,

@@ -129,6 +129,9 @@ class EpisodeOutputSerializer(serializers.ModelSerializer):
             "content_hash",
             "token_count",
             "extracted_at",
+            "injection_flags",
+            "echo_of",
+            "quarantine_released_at",
         ]
 
 
@@ -175,6 +178,12 @@ class RecallInputSerializer(StrictInputSerializer):
         help_text="Item kinds to return (default all); a belief is preferred over the episodes it summarises.",
     )
     explain = serializers.BooleanField(required=False, default=False)
+    render = serializers.ChoiceField(
+        choices=["items", "prompt"],
+        required=False,
+        default="items",
+        help_text="'prompt' adds a fenced, untrusted-marked rendering that fits the budget.",
+    )
 
 
 class RecallProvenanceSerializer(serializers.Serializer):
@@ -195,6 +204,7 @@ class RecallItemOutputSerializer(serializers.Serializer):
     score = serializers.FloatField()
     channels = serializers.ListField(child=serializers.CharField())
     untrusted = serializers.BooleanField()
+    flags = serializers.ListField(child=serializers.CharField(), help_text="Prompt-injection markers found at retain.")
     trimmed = serializers.BooleanField()
     provenance = RecallProvenanceSerializer()
     explain = serializers.DictField(required=False)
@@ -208,4 +218,5 @@ class RecallOutputSerializer(serializers.Serializer):
     dropped_by_budget = serializers.IntegerField()
     trimmed = serializers.IntegerField()
     usage = UsageSerializer()
+    prompt = serializers.DictField(required=False, help_text="With render=prompt: text, tokens, items.")
     explain = serializers.DictField(required=False)

@@ -16,6 +16,11 @@ urlpatterns = [
     path("banks/<str:bank_slug>/recall", views.RecallApi.as_view(), name="recall"),
     path("banks/<str:bank_slug>/episodes/", views.EpisodeListApi.as_view(), name="episode-list"),
     path("banks/<str:bank_slug>/episodes/<int:episode_id>", views.EpisodeDetailApi.as_view(), name="episode-detail"),
+    path(
+        "banks/<str:bank_slug>/episodes/<int:episode_id>/release",
+        views.EpisodeReleaseApi.as_view(),
+        name="episode-release",
+    ),
     path("banks/<str:bank_slug>/facts/", belief_views.FactListApi.as_view(), name="fact-list"),
     path("banks/<str:bank_slug>/facts/<int:fact_id>", belief_views.FactDetailApi.as_view(), name="fact-detail"),
     path("banks/<str:bank_slug>/beliefs/", belief_views.BeliefListApi.as_view(), name="belief-list"),

@@ -20,6 +20,7 @@ from beliefs.engine.types import RecallFilters
 from beliefs.filtersets import EpisodeFilterSet
 from beliefs.selectors.episodes import episode_get, episode_list, retain_batch_get
 from beliefs.services.forget import episode_delete
+from beliefs.services.quarantine import episode_release
 from beliefs.services.recall import CHANNELS, KINDS, recall
 from beliefs.services.retain import RetainItem, retain, retain_async_submit
 from memoryhub.exceptions import BatchNotFound, EpisodeNotFound
@@ -112,7 +113,7 @@ class RecallApi(BankScopedAPIView):
             now=data.get("now"),
             kinds=tuple(data.get("kinds") or KINDS),
         )
-        return Response(recall_payload(result, explain=data["explain"]))
+        return Response(recall_payload(result, explain=data["explain"], render=data["render"]))
 
 
 class EpisodeListApi(BankScopedAPIView):
@@ -151,3 +152,25 @@ class EpisodeDetailApi(BankScopedAPIView):
             target=f"episode:{episode_id}",
         )
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class EpisodeReleaseApi(BankScopedAPIView):
+    """Release a flagged episode from quarantine (its facts may then support beliefs)."""
+
+    method_access = {"POST": "admin"}
+    serializer_class = EpisodeOutputSerializer
+
+    def scoped_get_queryset(self):
+        return episode_list(bank=self.bank)
+
+    @extend_schema(request=None, responses=EpisodeOutputSerializer)
+    def post(self, request, bank_slug: str, episode_id: int):
+        episode = episode_release(bank=self.bank, episode_id=episode_id)
+        audit_record(
+            request=request,
+            tenant=self.bank.tenant,
+            bank=self.bank,
+            action="episode.released",
+            target=f"episode:{episode_id}",
+        )
+        return Response(EpisodeOutputSerializer(episode_get(bank=self.bank, episode_id=episode.pk)).data)

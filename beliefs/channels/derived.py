@@ -106,7 +106,7 @@ def search(
             )
     if "fact" in kinds:
         in_belief = Evidence.objects.filter(fact_id=OuterRef("pk"), stance="supports")
-        facts = Fact.objects.filter(bank=bank).defer("search_vector").filter(~Exists(in_belief))
+        facts = Fact.objects.filter(bank=bank, quarantined=False).defer("search_vector").filter(~Exists(in_belief))
         if as_of is None:
             facts = facts.filter(invalid_at__isnull=True)
         else:

@@ -50,6 +50,8 @@ class PackedItem:
     trimmed: bool = False
     # Beliefs and facts: the episodes they stand for (supporting evidence, or the source episode).
     episode_ids: tuple[int, ...] = ()
+    # Why the text looks like it tries to instruct the reader (prompt-injection markers), if it does.
+    flags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,10 @@ class Fact(models.Model):
         db_persist=True,
     )
     consolidated_at = models.DateTimeField(null=True, blank=True)
+    quarantined = models.BooleanField(
+        default=False,
+        help_text="From an episode flagged as instruction-like or as a recall echo: not used as evidence.",
+    )
 
     class Meta:
         constraints = [

@@ -147,7 +147,10 @@ def slots_refresh(
         return _SlotOutcome(0, 0, ())
     facts_by_slot: dict[Slot, list[dict]] = defaultdict(list)
     rows = Fact.objects.filter(
-        bank=bank, subject_key__in={s for s, _ in slots}, predicate__in={p for _, p in slots}
+        bank=bank,
+        subject_key__in={s for s, _ in slots},
+        predicate__in={p for _, p in slots},
+        quarantined=False,  # instruction-like text and recall echoes never become evidence
     ).values(*_FACT_FIELDS)
     for row in rows:
         slot = (row["subject_key"], row["predicate"])

@@ -48,9 +48,18 @@ def bank_extract(*, bank: Bank, limit: int | None = None) -> ExtractResult:
     candidates = list(
         Episode.objects.filter(bank=bank, extracted_at__isnull=True)
         .order_by("recorded_at", "id")
-        .only("id", "content", "metadata", "subject", "provenance", "occurred_at", "recorded_at", "mentioned_start")[
-            :limit
-        ]
+        .only(
+            "id",
+            "content",
+            "metadata",
+            "subject",
+            "provenance",
+            "occurred_at",
+            "recorded_at",
+            "mentioned_start",
+            "injection_flags",
+            "quarantine_released_at",
+        )[:limit]
     )
     drafts_by_episode: dict[int, list[FactDraft]] = {}
     calls = failures = 0
@@ -150,4 +159,5 @@ def _fact_row(bank: Bank, episode: Episode, draft: FactDraft, vector) -> Fact:
         valid_at=valid_at,
         created_at=episode.recorded_at,
         embedding=vector,
+        quarantined=bool(episode.injection_flags) and episode.quarantine_released_at is None,
     )

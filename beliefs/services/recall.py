@@ -197,6 +197,7 @@ def _packed(draft: _Draft, episode) -> PackedItem:
         features=draft.ranked.features,
         duplicates=draft.ranked.duplicates,
         trimmed=draft.trimmed,
+        flags=tuple(episode.injection_flags or ()),
     )
 
 

@@ -23,6 +23,8 @@ from django.utils.dateparse import parse_datetime
 
 from banks.models import Bank
 from beliefs.defense.apply import items_defend
+from beliefs.defense.injection import injection_reasons
+from beliefs.engine.rendering import RECALL_FENCE
 from beliefs.models import Episode, Provenance, RetainBatch
 from beliefs.services.indexing import episodes_index
 from beliefs.services.tombstones import erased_subjects
@@ -251,6 +253,7 @@ def _store(
     """Insert the new episodes and index them; returns per-item outcomes and the items' total tokens."""
     tokens = {item.content: count_tokens(item.content) for item in items}
     erased = erased_subjects(bank=bank, subjects={item.subject for item in items if item.subject})
+    echoes = _echo_sources(bank, items)
     rows = []
     seen: set[str] = set()
     for item, key in zip(items, keys, strict=True):
@@ -274,6 +277,9 @@ def _store(
                 token_count=tokens[item.content],
                 embedding=vectors[key],
                 batch=batch,
+                injection_flags=injection_reasons(item.content + " " + _metadata_text(item.metadata))
+                + (["recall_echo"] if key in echoes else []),
+                echo_of_id=echoes.get(key),
             )
         )
     # ON CONFLICT DO NOTHING: a concurrent retain of the same item wins, and we report a duplicate.
@@ -292,6 +298,39 @@ def _store(
         reported.add(key)
         outcomes.append(RetainOutcome(episode_id=stored[key], status=status))
     return outcomes, sum(tokens[item.content] for item in items)
+
+
+def _metadata_text(metadata) -> str:
+    if isinstance(metadata, dict):
+        return " ".join(_metadata_text(v) for v in metadata.values())
+    if isinstance(metadata, list):
+        return " ".join(_metadata_text(v) for v in metadata)
+    return metadata if isinstance(metadata, str) else ""
+
+
+def _echo_sources(bank: Bank, items: list[RetainItem]) -> dict[str, int | None]:
+    """Items that repeat what recall handed out: keyed by dedupe key, with the episode they echo when known.
+
+    An agent-written item whose text equals a stored episode's, or any item carrying the
+    fence of a prompt-rendered recall, is an echo: stored, but never evidence.
+    """
+    echoes: dict[str, int | None] = {}
+    hashes = {
+        hashlib.sha256(item.content.encode()).hexdigest(): item for item in items if item.provenance == Provenance.AGENT
+    }
+    known = (
+        dict(Episode.objects.filter(bank=bank, content_hash__in=list(hashes)).values_list("content_hash", "id"))
+        if hashes
+        else {}
+    )
+    for item in items:
+        key = item_dedupe_key(item)
+        content_hash = hashlib.sha256(item.content.encode()).hexdigest()
+        if item.provenance == Provenance.AGENT and content_hash in known:
+            echoes[key] = known[content_hash]
+        elif RECALL_FENCE in item.content:
+            echoes[key] = None
+    return echoes
 
 
 def _finish(
