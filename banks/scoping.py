@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from django.db import connection, transaction
 from django.db.models import QuerySet
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.generics import GenericAPIView
@@ -24,6 +25,7 @@ from rest_framework.views import APIView
 from banks.models import ApiKey, Bank, Tenant
 from banks.permissions import banks_visible_to, tenants_administered_by
 from memoryhub.exceptions import BankNotFound, TenantRequired
+from memoryhub.tenancy import REQUEST_TRANSACTION_DEPTH, restore_request_tenant, set_request_tenant
 
 Access = Literal["read", "write", "admin"]
 _SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
@@ -121,7 +123,37 @@ class _ForbidGetQuerysetOverride:
             )
 
 
-class BankScopedAPIView(_ForbidGetQuerysetOverride, GenericAPIView):
+class _RowLevelScope:
+    """Runs the request in one transaction whose row-level-security tenant is set once known.
+
+    ``set_config(..., true)`` lasts until the transaction ends, so nothing leaks to the next
+    request on a reused connection; ``finally`` also restores the previous values, which
+    matters when the request runs inside an enclosing transaction (tests, nested calls).
+    """
+
+    _rls_previous: tuple[str, str] | None = None
+
+    def dispatch(self, request, *args, **kwargs):
+        with transaction.atomic():
+            token = REQUEST_TRANSACTION_DEPTH.set(len(connection.atomic_blocks))
+            try:
+                return super().dispatch(request, *args, **kwargs)
+            finally:
+                REQUEST_TRANSACTION_DEPTH.reset(token)
+                # Outermost, the transaction's end clears the settings; nested, restore the caller's own.
+                nested = len(connection.atomic_blocks) > 1
+                if nested and self._rls_previous is not None and not connection.needs_rollback:
+                    restore_request_tenant(self._rls_previous)
+                self._rls_previous = None
+
+    def scope_tenant(self, tenant_id: int) -> None:
+        """From here on the request sees (and may write) only ``tenant_id``'s rows."""
+        previous = set_request_tenant(tenant_id)
+        if self._rls_previous is None:
+            self._rls_previous = previous
+
+
+class BankScopedAPIView(_RowLevelScope, _ForbidGetQuerysetOverride, GenericAPIView):
     """Base for every route under ``banks/{bank_slug}/``: sets ``self.bank`` or answers 404."""
 
     _defines_scoping = True
@@ -137,6 +169,7 @@ class BankScopedAPIView(_ForbidGetQuerysetOverride, GenericAPIView):
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
         self.bank = bank_for_caller(request, kwargs["bank_slug"], self.required_access())
+        self.scope_tenant(self.bank.tenant_id)
 
     def get_queryset(self):  # noqa: D102 - final; see scoped_get_queryset
         return self.scoped_get_queryset()
@@ -146,8 +179,18 @@ class BankScopedAPIView(_ForbidGetQuerysetOverride, GenericAPIView):
         raise NotImplementedError
 
 
-class TenantScopedAPIView(_ForbidGetQuerysetOverride, APIView):
-    """Base for tenant-level routes (the bank list): no bank in the URL."""
+class TenantScopedAPIView(_RowLevelScope, _ForbidGetQuerysetOverride, APIView):
+    """Base for tenant-level routes (banks, keys, erasure requests): no bank in the URL.
+
+    API-key requests are scoped to the key's tenant at once; views that act for a person
+    call ``scope_tenant`` once they know which tenant the action is for.
+    """
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        api_key = caller_api_key(request)
+        if api_key is not None:
+            self.scope_tenant(api_key.tenant_id)
 
 
 def unscoped(queryset: QuerySet) -> QuerySet:

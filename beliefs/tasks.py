@@ -10,9 +10,11 @@ sweeps work the broker lost.
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
 from datetime import timedelta
 
 from celery import shared_task
+from celery.signals import task_prerun
 from django.db import OperationalError, transaction
 from django.utils import timezone
 
@@ -25,6 +27,7 @@ from beliefs.services.decay import beliefs_decay
 from beliefs.services.extract import bank_extract
 from beliefs.services.mental_models import mental_models_refresh
 from beliefs.services.retain import retain_batch_fail, retain_batch_process
+from memoryhub.tenancy import clear_session_scope, rls_bypass, tenant_scope
 
 logger = logging.getLogger(__name__)
 
@@ -43,8 +46,23 @@ BUSY_RETRY_DELAY = 5
 MAX_ATTEMPTS = 5
 
 
+def _tenant_of(model, pk: int) -> int | None:
+    """The tenant of one row, read across tenants (the task does not know it yet)."""
+    with rls_bypass():
+        return model.objects.filter(pk=pk).values_list("tenant_id", flat=True).first()
+
+
 @shared_task(**_TASK_OPTIONS)
 def process_retain_batch_task(*, batch_id: int) -> dict:
+    tenant_id = _tenant_of(RetainBatch, batch_id)
+    if tenant_id is None:
+        logger.warning("retain batch %s no longer exists", batch_id)
+        return {"batch_id": batch_id, "status": "missing"}
+    with tenant_scope(tenant_id):
+        return _process_retain_batch(batch_id)
+
+
+def _process_retain_batch(batch_id: int) -> dict:
     try:
         batch = retain_batch_process(batch_id=batch_id)
     except RetainBatch.DoesNotExist:
@@ -63,18 +81,32 @@ def process_retain_batch_task(*, batch_id: int) -> dict:
 @shared_task(**_TASK_OPTIONS)
 def extract_batch_task(*, batch_id: int) -> dict:
     """Extraction after a retain: the bank's pending episodes (this batch's among them), then consolidation."""
-    bank_id = RetainBatch.objects.filter(pk=batch_id).values_list("bank_id", flat=True).first()
-    if bank_id is None:
+    tenant_id = _tenant_of(RetainBatch, batch_id)
+    if tenant_id is None:
         return {"batch_id": batch_id, "status": "missing"}
-    result = _extract_and_chain(bank_id)
-    if not Episode.objects.filter(batch_id=batch_id, extracted_at__isnull=True).exists():
-        RetainBatch.objects.filter(pk=batch_id).update(extraction_status=RetainBatch.Status.DONE)
+    with tenant_scope(tenant_id):
+        bank_id = RetainBatch.objects.filter(pk=batch_id).values_list("bank_id", flat=True).first()
+        result = _extract_and_chain(bank_id)
+        if not Episode.objects.filter(batch_id=batch_id, extracted_at__isnull=True).exists():
+            RetainBatch.objects.filter(pk=batch_id).update(extraction_status=RetainBatch.Status.DONE)
     return {"batch_id": batch_id, **result}
 
 
 @shared_task(**_TASK_OPTIONS)
 def extract_bank_task(*, bank_id: int) -> dict:
-    return _extract_and_chain(bank_id)
+    with _bank_scope(bank_id):
+        return _extract_and_chain(bank_id)
+
+
+@contextmanager
+def _bank_scope(bank_id: int):
+    """Scope the task's session to the bank's tenant (banks themselves are readable without a scope)."""
+    tenant_id = Bank.objects.filter(pk=bank_id).values_list("tenant_id", flat=True).first()
+    if tenant_id is None:
+        yield
+        return
+    with tenant_scope(tenant_id):
+        yield
 
 
 def _extract_and_chain(bank_id: int) -> dict:
@@ -98,7 +130,8 @@ def consolidate_bank_task(self, *, bank_id: int) -> dict:
     bank = Bank.objects.filter(pk=bank_id).first()
     if bank is None:
         return {"bank_id": bank_id, "status": "missing"}
-    result = consolidate(bank=bank)
+    with tenant_scope(bank.tenant_id):
+        result = consolidate(bank=bank)
     if result.busy:  # another worker holds this bank; it cannot see facts stored after it started
         transaction.on_commit(
             lambda: consolidate_bank_task.apply_async(kwargs={"bank_id": bank_id}, countdown=BUSY_RETRY_DELAY)
@@ -122,17 +155,23 @@ def consolidate_bank_task(self, *, bank_id: int) -> dict:
 @shared_task(**_TASK_OPTIONS)
 def refresh_mental_models_task(*, bank_id: int) -> dict:
     bank = Bank.objects.filter(pk=bank_id).first()
-    return {"bank_id": bank_id, "refreshed": mental_models_refresh(bank=bank) if bank else 0}
+    if bank is None:
+        return {"bank_id": bank_id, "refreshed": 0}
+    with tenant_scope(bank.tenant_id):
+        return {"bank_id": bank_id, "refreshed": mental_models_refresh(bank=bank)}
 
 
 @shared_task(**_TASK_OPTIONS)
 def decay_beliefs_task() -> dict:
     """Hourly: every bank's unconfirmed beliefs lose confidence on the stated curve."""
     changed_total = 0
-    for bank in Bank.objects.filter(beliefs__isnull=False).distinct():
+    with rls_bypass():
+        banks = list(Bank.objects.filter(beliefs__isnull=False).distinct())
+    for bank in banks:
         if bank_policy(bank).background_paused:
             continue
-        changed = beliefs_decay(bank=bank)
+        with tenant_scope(bank.tenant_id):
+            changed = beliefs_decay(bank=bank)
         changed_total += changed
         if changed:
             bank_id = bank.pk
@@ -144,7 +183,9 @@ def decay_beliefs_task() -> dict:
 def resume_stalled_banks_task() -> dict:
     """Banks whose episodes or facts wait too long (a lost task, a crashed worker) get their work re-queued."""
     resumed = []
-    for bank in Bank.objects.filter(pk__in=banks_with_backlog(older_than=timezone.now() - STALLED_AFTER)):
+    with rls_bypass():
+        waiting = banks_with_backlog(older_than=timezone.now() - STALLED_AFTER)
+    for bank in Bank.objects.filter(pk__in=waiting):
         if bank_policy(bank).background_paused:
             continue
         bank_id = bank.pk
@@ -157,14 +198,15 @@ def resume_stalled_banks_task() -> dict:
 def requeue_stalled_batches_task() -> dict:
     """Re-enqueue async batches that the broker lost (pending or stuck in processing)."""
     cutoff = timezone.now() - STALLED_AFTER
-    stalled = list(
-        RetainBatch.objects.filter(
-            mode=RetainBatch.Mode.ASYNC,
-            status__in=[RetainBatch.Status.PENDING, RetainBatch.Status.PROCESSING],
-            created_at__lt=cutoff,
-            attempts__lt=MAX_ATTEMPTS,
-        ).values_list("pk", flat=True)[:1000]
-    )
+    with rls_bypass():
+        stalled = list(
+            RetainBatch.objects.filter(
+                mode=RetainBatch.Mode.ASYNC,
+                status__in=[RetainBatch.Status.PENDING, RetainBatch.Status.PROCESSING],
+                created_at__lt=cutoff,
+                attempts__lt=MAX_ATTEMPTS,
+            ).values_list("pk", flat=True)[:1000]
+        )
     for batch_id in stalled:
         transaction.on_commit(lambda batch_id=batch_id: process_retain_batch_task.delay(batch_id=batch_id))
     return {"requeued": len(stalled)}
@@ -172,7 +214,15 @@ def requeue_stalled_batches_task() -> dict:
 
 @shared_task(**_TASK_OPTIONS)
 def run_erasure_task(*, request_id: int) -> dict:
+    from beliefs.models import ErasureRequest
     from beliefs.services.forget import erasure_request_run
 
-    request = erasure_request_run(request_id=request_id)
+    tenant_id = _tenant_of(ErasureRequest, request_id)
+    if tenant_id is None:
+        return {"request_id": request_id, "status": "missing"}
+    with tenant_scope(tenant_id):
+        request = erasure_request_run(request_id=request_id)
     return {"request_id": request_id, "status": request.status}
+
+
+task_prerun.connect(lambda **kwargs: clear_session_scope(), weak=False)

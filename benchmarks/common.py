@@ -23,6 +23,7 @@ def setup_django(database: str, *, fresh: bool = False) -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ["MEMORYHUB_DB_NAME"] = database
     os.environ.setdefault("MEMORYHUB_LOG_LEVEL", "WARNING")
+    os.environ.setdefault("MEMORYHUB_DB_RLS_BYPASS", "1")  # benchmarks read their own tables directly
     import django
     from django.conf import settings
 

@@ -53,6 +53,9 @@ def database_settings(*, data_dir: Path, database_url: str | None, name_override
     if name_override:
         config["NAME"] = name_override
     config.setdefault("OPTIONS", {})
+    if os.environ.get("MEMORYHUB_DB_RLS_BYPASS") == "1":
+        # Tests and benchmarks read tables directly; requests still switch the bypass off for themselves.
+        config["OPTIONS"]["options"] = "-c app.rls_bypass=on"
     config["TEST"] = {"NAME": f"test_{config['NAME']}"}
     return config
 

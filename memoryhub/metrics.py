@@ -102,8 +102,10 @@ class BacklogCollector:
         from prometheus_client.core import GaugeMetricFamily
 
         from beliefs.selectors.backlog import backlog_summary
+        from memoryhub.tenancy import rls_bypass
 
-        summary = backlog_summary()
+        with rls_bypass():  # a cross-tenant aggregate: counts and an age, no rows leave
+            summary = backlog_summary()
         lag = GaugeMetricFamily(
             "memoryhub_consolidation_lag_seconds",
             "Age of the oldest episode or fact that extraction/consolidation has not reached yet.",

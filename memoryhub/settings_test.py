@@ -7,6 +7,8 @@ suite's tasks, nor the test worker the developer's.
 import os
 
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/15")
+# Test code reads tables directly (fixtures, assertions); API requests switch row-level security back on.
+os.environ.setdefault("MEMORYHUB_DB_RLS_BYPASS", "1")
 
 from memoryhub.settings import *  # noqa: E402,F403
 

@@ -39,6 +39,7 @@ class BankListCreateApi(TenantScopedAPIView):
     def post(self, request):
         data = BankCreateInputSerializer.parse(request.data)
         tenant = tenant_for_bank_creation(request, data.pop("tenant", None))
+        self.scope_tenant(tenant.pk)
         user = request.user if getattr(request.user, "pk", None) else None
         bank = bank_create(tenant=tenant, created_by=user, **data)
         audit_record(request=request, tenant=tenant, bank=bank, action="bank.created", target=f"bank:{bank.slug}")
@@ -88,6 +89,7 @@ class ApiKeyListCreateApi(TenantScopedAPIView):
     @extend_schema(responses=ApiKeyOutputSerializer(many=True), operation_id="api_keys_list")
     def get(self, request):
         tenant = tenant_for_admin_action(request, request.query_params.get("tenant"), "manage API keys")
+        self.scope_tenant(tenant.pk)
         keys = ApiKey.objects.filter(tenant=tenant).select_related("bank").order_by("-created_at", "-id")
         return paginate(request, self, keys, ApiKeyOutputSerializer)
 
@@ -97,6 +99,7 @@ class ApiKeyListCreateApi(TenantScopedAPIView):
     def post(self, request):
         data = ApiKeyInputSerializer.parse(request.data)
         tenant = tenant_for_admin_action(request, data.pop("tenant", None), "manage API keys")
+        self.scope_tenant(tenant.pk)
         bank = None
         if data.get("bank"):
             bank = Bank.objects.filter(tenant=tenant, slug=data["bank"]).first()
@@ -127,6 +130,7 @@ class ApiKeyDetailApi(TenantScopedAPIView):
     @extend_schema(responses={204: None}, operation_id="api_keys_revoke")
     def delete(self, request, prefix: str):
         tenant = tenant_for_admin_action(request, request.query_params.get("tenant"), "manage API keys")
+        self.scope_tenant(tenant.pk)
         api_key = ApiKey.objects.filter(tenant=tenant, prefix=prefix).first()
         if api_key is None:
             raise ApiKeyNotFound()

@@ -51,7 +51,9 @@ def _visible(request):
 class ErasureRequestListCreateApi(TenantScopedAPIView):
     @extend_schema(responses=ErasureRequestOutputSerializer(many=True), operation_id="erasure_requests_list")
     def get(self, request):
-        return paginate(request, self, _visible(request), ErasureRequestOutputSerializer)
+        tenant = tenant_for_admin_action(request, request.query_params.get("tenant"), "read erasure requests")
+        self.scope_tenant(tenant.pk)
+        return paginate(request, self, _visible(request).filter(tenant=tenant), ErasureRequestOutputSerializer)
 
     @extend_schema(
         request=ErasureRequestInputSerializer,
@@ -65,6 +67,7 @@ class ErasureRequestListCreateApi(TenantScopedAPIView):
             tenant = bank.tenant
         else:
             bank, tenant = None, tenant_for_admin_action(request, data.get("tenant"), "erase across a tenant")
+        self.scope_tenant(tenant.pk)
         erasure = erasure_request_create(
             tenant=tenant, bank=bank, subject=data["subject"], requested_by=requester(request)
         )
@@ -77,6 +80,10 @@ class ErasureRequestListCreateApi(TenantScopedAPIView):
 class ErasureRequestDetailApi(TenantScopedAPIView):
     @extend_schema(responses=ErasureRequestOutputSerializer, operation_id="erasure_requests_get")
     def get(self, request, request_id: int):
+        api_key = caller_api_key(request)
+        if api_key is None:
+            tenant = tenant_for_admin_action(request, request.query_params.get("tenant"), "read erasure requests")
+            self.scope_tenant(tenant.pk)
         erasure = _visible(request).filter(pk=request_id).first()
         if erasure is None:
             raise ErasureRequestNotFound()

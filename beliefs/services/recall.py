@@ -21,7 +21,7 @@ from datetime import datetime
 
 import numpy as np
 from django.conf import settings
-from django.db import close_old_connections, connection, connections
+from django.db import close_old_connections, connection, connections, transaction
 
 from banks.models import Bank
 from beliefs.channels import derived, graph, keyword, recency, semantic, temporal
@@ -40,6 +40,7 @@ from beliefs.selectors.episodes import (
 )
 from memoryhub import metrics
 from memoryhub.embeddings import cross_encoder_scores, embed_query
+from memoryhub.tenancy import REQUEST_TRANSACTION_DEPTH, set_request_tenant
 from memoryhub.tokens import count_tokens
 
 CHANNELS = ("semantic", "keyword", "graph", "temporal")
@@ -73,23 +74,36 @@ class _Runner:
     """Runs channel calls on pooled threads (each with its own database connection), or
     inline when the caller is inside a transaction whose uncommitted rows they must see."""
 
-    def __init__(self, parallel: bool):
+    def __init__(self, parallel: bool, tenant_id: int):
         self.parallel = parallel
+        self.tenant_id = tenant_id
         self.timings: dict[str, float] = {}
 
     def submit(self, name: str, fn: Callable, **kwargs):
         def timed():
-            if self.parallel:
-                close_old_connections()
             started = time.perf_counter()
             try:
-                return fn(**kwargs)
+                if not self.parallel:
+                    return fn(**kwargs)
+                close_old_connections()
+                # A pooled thread has its own connection: scope it to the bank's tenant for row-level security.
+                with transaction.atomic():
+                    set_request_tenant(self.tenant_id)
+                    return fn(**kwargs)
             finally:
                 self.timings[name] = round((time.perf_counter() - started) * 1000, 2)
 
         if self.parallel:
             return _EXECUTOR.submit(timed)
         return _Done(timed())
+
+
+def _may_run_in_parallel() -> bool:
+    """Channel threads see only committed rows: fine outside transactions and inside an API request's own
+    (read-only for recall) transaction, not inside a caller's transaction that may hold uncommitted rows."""
+    if not connection.in_atomic_block:
+        return True
+    return REQUEST_TRANSACTION_DEPTH.get() == 1 and len(connection.atomic_blocks) == 1
 
 
 class _Done:
@@ -234,7 +248,9 @@ def recall(
     """
     started = time.perf_counter()
     limit = candidates_per_channel(budget_tokens)
-    runner = _Runner(parallel=settings.MEMORYHUB["PARALLEL_CHANNELS"] and not connection.in_atomic_block)
+    runner = _Runner(
+        parallel=settings.MEMORYHUB["PARALLEL_CHANNELS"] and _may_run_in_parallel(), tenant_id=bank.tenant_id
+    )
     scope = {"bank": bank, "filters": filters, "as_of": as_of}
 
     # Embed first: the model wants both cores, and the channels need its vector anyway.

@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand
 
 from banks.models import Bank
 from beliefs.services.reindex import bank_reindex
+from memoryhub.tenancy import tenant_scope
 
 
 class Command(BaseCommand):
@@ -20,5 +21,6 @@ class Command(BaseCommand):
         if bank:
             banks = banks.filter(slug=bank)
         for item in banks:
-            count = bank_reindex(bank=item)
+            with tenant_scope(item.tenant_id):
+                count = bank_reindex(bank=item)
             self.stdout.write(f"{item.tenant.slug}/{item.slug}: {count} episodes reindexed")

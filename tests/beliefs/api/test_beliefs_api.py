@@ -105,7 +105,7 @@ def test_mental_model_is_a_stored_read_without_recall_embedding_or_llm(
     monkeypatch.setattr(memoryhub.embeddings, "embed_texts", forbidden)
     monkeypatch.setattr(beliefs.services.recall, "recall", forbidden)
     monkeypatch.setattr(beliefs.extractors.llm, "chat_json", forbidden)
-    with django_assert_num_queries(3):  # key lookup, bank, model row
+    with django_assert_num_queries(7):  # key, bank, tenant scope set + restore, savepoint in + out, model row
         body = alert_bank.client.get(alert_bank.url("mental-models/benign-db")).json()
     belief = Belief.objects.get(bank=alert_bank.bank, object="benign")
     assert body["source_belief_ids"] == [belief.pk]
