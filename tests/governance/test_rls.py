@@ -79,6 +79,8 @@ def test_scope_does_not_leak_between_interleaved_requests_on_one_connection():
     ]:
         listed = caller.client.get(caller.url("episodes/")).json()["results"]
         assert [row["content"] for row in listed] == [mine]
+        recalled = caller.client.post(caller.url("recall"), {"query": "note", "budget_tokens": 100}, format="json")
+        assert theirs not in recalled.content.decode()
         with connection.cursor() as cursor:  # the same connection, after the request's transaction ended
             cursor.execute("SELECT coalesce(current_setting('app.tenant_id', true), '')")
             assert cursor.fetchone()[0] == ""
