@@ -130,3 +130,10 @@ def bank_policy(bank) -> BankPolicy:
         defense_mode=defense.get("mode", defaults.defense_mode),
         defense_ip_addresses=bool(defense.get("ip_addresses", defaults.defense_ip_addresses)),
     )
+
+
+def defense_tightened(before: BankPolicy, after: BankPolicy) -> bool:
+    """Whether stored data must be re-scanned: defense switched on, or IP addresses newly covered."""
+    switched_on = before.defense_mode == "off" and after.defense_mode != "off"
+    ips_added = after.defense_mode != "off" and after.defense_ip_addresses and not before.defense_ip_addresses
+    return switched_on or ips_added

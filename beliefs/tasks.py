@@ -225,4 +225,17 @@ def run_erasure_task(*, request_id: int) -> dict:
     return {"request_id": request_id, "status": request.status}
 
 
+@shared_task(**_TASK_OPTIONS)
+def defense_rescan_task(*, rescan_id: int) -> dict:
+    from beliefs.models import DefenseRescan
+    from beliefs.services.defense_rescan import defense_rescan_run
+
+    tenant_id = _tenant_of(DefenseRescan, rescan_id)
+    if tenant_id is None:
+        return {"rescan_id": rescan_id, "status": "missing"}
+    with tenant_scope(tenant_id):
+        rescan = defense_rescan_run(rescan_id=rescan_id)
+    return {"rescan_id": rescan_id, "status": rescan.status, "redacted_episodes": rescan.redacted_episodes}
+
+
 task_prerun.connect(lambda **kwargs: clear_session_scope(), weak=False)

@@ -13,6 +13,7 @@ from banks.api.serializers import (
     BankUpdateInputSerializer,
 )
 from banks.models import ApiKey, Bank
+from banks.policy import bank_policy, defense_tightened
 from banks.scoping import (
     BankScopedAPIView,
     TenantScopedAPIView,
@@ -22,6 +23,7 @@ from banks.scoping import (
 )
 from banks.services.api_keys import api_key_issue, api_key_revoke
 from banks.services.banks import bank_create, bank_update
+from beliefs.services.defense_rescan import defense_rescan_start
 from memoryhub.exceptions import ApiKeyNotFound, BankNotFound
 from memoryhub.pagination import paginate
 from reviews.services.audit import audit_record
@@ -59,7 +61,9 @@ class BankDetailApi(BankScopedAPIView):
     @extend_schema(request=BankUpdateInputSerializer, responses=BankOutputSerializer)
     def patch(self, request, bank_slug: str):
         data = BankUpdateInputSerializer.parse(request.data)
+        before = bank_policy(self.bank)
         bank = bank_update(bank=self.bank, **data)
+        rescan = defense_rescan_start(bank=bank) if defense_tightened(before, bank_policy(bank)) else None
         audit_record(
             request=request,
             tenant=bank.tenant,
@@ -68,7 +72,10 @@ class BankDetailApi(BankScopedAPIView):
             target=f"bank:{bank.slug}",
             details={"fields": sorted(data), "policy": bank.policy if "policy" in data else None},
         )
-        return Response(BankOutputSerializer(bank).data)
+        payload = BankOutputSerializer(bank).data
+        if rescan is not None:
+            payload["defense_rescan"] = {"id": rescan.pk, "status": rescan.status, "total": rescan.total}
+        return Response(payload)
 
     @extend_schema(responses={200: dict})
     def delete(self, request, bank_slug: str):

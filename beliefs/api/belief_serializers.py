@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from rest_framework import serializers
 
-from beliefs.models import Belief, BeliefVersion, Evidence, Fact, MentalModel
+from beliefs.models import Belief, BeliefVersion, DefenseRescan, Evidence, Fact, MentalModel
 from beliefs.services.mental_models import FILTER_KEYS
 from memoryhub.serializers import StrictInputSerializer
 from reviews.models import AuditEvent
@@ -194,3 +194,9 @@ class AuditEventOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = AuditEvent
         fields = ["id", "actor", "action", "target", "bank_slug", "request_id", "details", "created_at"]
+
+
+class DefenseRescanOutputSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = DefenseRescan
+        fields = ["id", "status", "total", "scanned", "redacted_episodes", "kinds", "created_at", "finished_at"]

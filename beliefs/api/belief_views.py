@@ -15,6 +15,7 @@ from beliefs.api.belief_serializers import (
     BeliefAsOfOutputSerializer,
     BeliefDetailOutputSerializer,
     BeliefOutputSerializer,
+    DefenseRescanOutputSerializer,
     FactOutputSerializer,
     MentalModelInputSerializer,
     MentalModelOutputSerializer,
@@ -22,6 +23,7 @@ from beliefs.api.belief_serializers import (
     ReflectOutputSerializer,
 )
 from beliefs.filtersets import BeliefFilterSet, FactFilterSet
+from beliefs.models import DefenseRescan
 from beliefs.selectors.backlog import backlog_summary
 from beliefs.selectors.beliefs import (
     belief_get,
@@ -32,6 +34,7 @@ from beliefs.selectors.beliefs import (
     mental_model_get,
     mental_model_list,
 )
+from beliefs.services.defense_rescan import defense_rescan_start
 from beliefs.services.mental_models import mental_model_create, mental_model_delete, mental_model_refresh
 from beliefs.services.reflect import reflect
 from memoryhub.exceptions import BeliefNotFound, FactNotFound, MentalModelNotFound
@@ -251,3 +254,28 @@ class AuditEventListApi(BankScopedAPIView):
     def get(self, request, bank_slug: str):
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response(AuditEventOutputSerializer(page, many=True).data)
+
+
+class DefenseRescanApi(BankScopedAPIView):
+    """Progress of a Memory Defense re-scan (started by tightening the bank's policy, or here)."""
+
+    method_access = {"GET": "admin", "POST": "admin"}
+
+    def scoped_get_queryset(self):
+        return DefenseRescan.objects.filter(bank=self.bank)
+
+    def get(self, request, bank_slug: str):
+        rows = self.get_queryset().order_by("-created_at", "-id")
+        return paginate(request, self, rows, DefenseRescanOutputSerializer)
+
+    @extend_schema(request=None, responses={202: DefenseRescanOutputSerializer})
+    def post(self, request, bank_slug: str):
+        rescan = defense_rescan_start(bank=self.bank)
+        audit_record(
+            request=request,
+            tenant=self.bank.tenant,
+            bank=self.bank,
+            action="defense.rescan",
+            target=f"rescan:{rescan.pk}",
+        )
+        return Response(DefenseRescanOutputSerializer(rescan).data, status=status.HTTP_202_ACCEPTED)

@@ -39,4 +39,5 @@ urlpatterns = [
     path("banks/<str:bank_slug>/reflect", belief_views.ReflectApi.as_view(), name="reflect"),
     path("banks/<str:bank_slug>/background", belief_views.BackgroundApi.as_view(), name="background"),
     path("banks/<str:bank_slug>/audit-events/", belief_views.AuditEventListApi.as_view(), name="audit-event-list"),
+    path("banks/<str:bank_slug>/defense-rescans/", belief_views.DefenseRescanApi.as_view(), name="defense-rescans"),
 ]

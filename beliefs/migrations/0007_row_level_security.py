@@ -7,6 +7,8 @@ to the table owner too: the application role owns these tables and is not a supe
 
 from django.db import migrations
 
+from beliefs.migrations._rls import disable, enable
+
 RLS_TABLES = [
     "beliefs_episode",
     "beliefs_retainbatch",
@@ -24,26 +26,6 @@ RLS_TABLES = [
     "beliefs_tombstone",
     "reviews_auditevent",
 ]
-CONDITION = (
-    "tenant_id = NULLIF(current_setting('app.tenant_id', true), '')::bigint "
-    "OR current_setting('app.rls_bypass', true) = 'on'"
-)
-
-
-def enable(table: str) -> str:
-    return (
-        f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY; ALTER TABLE {table} FORCE ROW LEVEL SECURITY; "
-        f"CREATE POLICY tenant_isolation ON {table} USING ({CONDITION}) WITH CHECK ({CONDITION});"
-    )
-
-
-def disable(table: str) -> str:
-    return (
-        f"DROP POLICY IF EXISTS tenant_isolation ON {table}; ALTER TABLE {table} NO FORCE ROW LEVEL SECURITY; "
-        f"ALTER TABLE {table} DISABLE ROW LEVEL SECURITY;"
-    )
-
-
 class Migration(migrations.Migration):
     dependencies = [
         ("beliefs", "0006_injection_flags_echo_quarantine"),

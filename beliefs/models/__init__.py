@@ -3,7 +3,7 @@ from beliefs.models.entities import Entity, EpisodeEntity
 from beliefs.models.episodes import Episode, Provenance
 from beliefs.models.erasure import ErasureRequest, Tombstone
 from beliefs.models.facts import Extractor, Fact
-from beliefs.models.jobs import RetainBatch
+from beliefs.models.jobs import DefenseRescan, RetainBatch
 from beliefs.models.mental_models import BankUsage, MentalModel
 from beliefs.models.search import BankTerm, BankTextStats
 
@@ -13,6 +13,7 @@ __all__ = [
     "BankUsage",
     "Belief",
     "BeliefVersion",
+    "DefenseRescan",
     "Entity",
     "Episode",
     "EpisodeEntity",

@@ -54,3 +54,29 @@ class RetainBatch(models.Model):
 
     def __str__(self) -> str:
         return f"retain batch {self.pk} ({self.status})"
+
+
+class DefenseRescan(models.Model):
+    """A re-scan of what a bank already stores, after its Memory Defense policy tightened.
+
+    Progress is visible while it runs; the counts say what was redacted (kinds, never values).
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    bank = models.ForeignKey(Bank, on_delete=models.CASCADE, related_name="defense_rescans")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    total = models.PositiveIntegerField(default=0)
+    scanned = models.PositiveIntegerField(default=0)
+    last_episode_id = models.BigIntegerField(default=0, help_text="Resume point: episodes up to this id are done.")
+    redacted_episodes = models.PositiveIntegerField(default=0)
+    kinds = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"defense rescan {self.pk} of bank {self.bank_id} ({self.scanned}/{self.total})"

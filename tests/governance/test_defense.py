@@ -119,3 +119,42 @@ def test_redaction_replaces_exactly_the_value(text, expected):
     from beliefs.defense.scanner import redact, scan
 
     assert redact(text, scan(text)) == expected
+
+
+@pytest.mark.django_db(transaction=True)
+def test_tightening_the_policy_redacts_stored_data_and_everything_derived(eager_tasks):
+    from beliefs.models import Belief, DefenseRescan
+    from tests.beliefs.consolidation_helpers import T0, days, remember
+    from tests.conftest import make_caller
+
+    caller = make_caller()
+    caller.bank.policy = {"defense": {"mode": "off"}}
+    caller.bank.save()
+    from beliefs.services.retain import RetainItem
+
+    remember(
+        caller.bank,
+        [RetainItem(content=f"Dev{n} pasted {TOKEN} into chat.", occurred_at=T0 + days(n)) for n in range(1)]
+        + [
+            RetainItem(
+                content=f"Quinn uses {EMAIL} daily ({n}).",
+                occurred_at=T0 + days(n),
+                metadata={"facts": [{"subject": "Quinn", "predicate": "uses", "object": EMAIL}]},
+            )
+            for n in range(2)
+        ],
+    )
+    assert Belief.objects.filter(bank=caller.bank, object__icontains=EMAIL).exists()
+    assert columns_containing(EMAIL)
+
+    response = caller.client.patch(caller.url(""), {"policy": {"defense": {"mode": "redact"}}}, format="json")
+    assert response.status_code == 200 and response.json()["defense_rescan"]["total"] == 3
+    rescan = DefenseRescan.objects.get(bank=caller.bank)
+    assert rescan.status == "done" and rescan.scanned == 3 and rescan.redacted_episodes == 3
+    assert rescan.kinds == {"email": 4, "github_token": 1}
+    assert columns_containing(EMAIL) == [] and columns_containing(TOKEN) == []
+    assert Episode.objects.filter(bank=caller.bank, content__contains="[REDACTED:email]").count() == 2
+    progress = caller.client.get(caller.url("defense-rescans/")).json()["results"][0]
+    assert progress["scanned"] == progress["total"] == 3
+    # A change that does not tighten the policy starts no re-scan.
+    assert "defense_rescan" not in caller.client.patch(caller.url(""), {"policy": {}}, format="json").json()

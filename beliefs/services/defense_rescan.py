@@ -1,0 +1,129 @@
+"""Re-scan what a bank already stores when its Memory Defense policy tightens.
+
+A worker job walks the bank's episodes in id order (resumable from ``last_episode_id``),
+redacts findings in content and metadata in place, and re-derives everything built from
+the changed episodes: their facts and evidence are rebuilt from the redacted text,
+search terms, entities and embeddings are recomputed, beliefs that quoted them are
+re-assessed (and scrubbed when nothing supports them any more), version statements are
+redacted, and mental models are rebuilt. Counts of kinds are kept; values never are.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+
+from django.db import transaction
+from django.utils import timezone
+
+from banks.models import Bank
+from banks.policy import bank_policy
+from beliefs.defense.injection import injection_reasons
+from beliefs.defense.scanner import redact, scan
+from beliefs.models import BeliefVersion, DefenseRescan, Episode, Fact
+from beliefs.services.consolidate import lock_bank_for_consolidation, slots_refresh
+from beliefs.services.forget import _scrub_unsupported
+from beliefs.services.indexing import episodes_index, episodes_unindex
+from beliefs.services.mental_models import mental_models_refresh
+from memoryhub import metrics
+from memoryhub.embeddings import embed_texts
+from memoryhub.tokens import count_tokens
+
+CHUNK = 500
+
+
+def defense_rescan_start(*, bank: Bank) -> DefenseRescan:
+    """Queue a re-scan of everything ``bank`` stores under its current policy."""
+    from beliefs.tasks import defense_rescan_task
+
+    rescan = DefenseRescan.objects.create(
+        tenant_id=bank.tenant_id, bank=bank, total=Episode.objects.filter(bank=bank).count()
+    )
+    transaction.on_commit(lambda: defense_rescan_task.delay(rescan_id=rescan.pk))
+    return rescan
+
+
+def _scrubbed(value, counts: Counter, ip_addresses: bool):
+    if isinstance(value, str):
+        findings = scan(value, ip_addresses=ip_addresses)
+        counts.update(f.kind for f in findings)
+        return redact(value, findings) if findings else value
+    if isinstance(value, dict):
+        return {k: _scrubbed(v, counts, ip_addresses) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrubbed(v, counts, ip_addresses) for v in value]
+    return value
+
+
+def defense_rescan_run(*, rescan_id: int) -> DefenseRescan:
+    """Run (or resume) one re-scan to the end, a chunk per transaction."""
+    rescan = DefenseRescan.objects.select_related("bank").get(pk=rescan_id)
+    if rescan.status == DefenseRescan.Status.DONE:
+        return rescan
+    bank = rescan.bank
+    ip_addresses = bank_policy(bank).defense_ip_addresses
+    DefenseRescan.objects.filter(pk=rescan.pk).update(status=DefenseRescan.Status.RUNNING)
+    while True:
+        with transaction.atomic():
+            rescan = DefenseRescan.objects.select_for_update().get(pk=rescan_id)
+            episodes = list(
+                Episode.objects.filter(bank=bank, pk__gt=rescan.last_episode_id)
+                .order_by("id")
+                .only("id", "content", "metadata")[:CHUNK]
+            )
+            if not episodes:
+                rescan.status = DefenseRescan.Status.DONE
+                rescan.finished_at = timezone.now()
+                rescan.save()
+                return rescan
+            changes, kinds = {}, Counter(rescan.kinds)
+            for episode in episodes:
+                counts: Counter = Counter()
+                content = _scrubbed(episode.content, counts, ip_addresses)
+                metadata = _scrubbed(episode.metadata, counts, ip_addresses)
+                if counts:
+                    changes[episode.pk] = (content, metadata)
+                    kinds.update(counts)
+            if changes:
+                episodes_rederive(bank=bank, changes=changes, ip_addresses=ip_addresses)
+                metrics.observe_defense("redacted", Counter({k: kinds[k] - rescan.kinds.get(k, 0) for k in kinds}))
+            rescan.scanned += len(episodes)
+            rescan.redacted_episodes += len(changes)
+            rescan.kinds = dict(sorted(kinds.items()))
+            rescan.last_episode_id = episodes[-1].pk
+            rescan.save()
+
+
+def episodes_rederive(*, bank: Bank, changes: dict[int, tuple[str, dict]], ip_addresses: bool = False) -> None:
+    """Replace episodes' content/metadata and rebuild everything derived from them. Inside a transaction."""
+    from beliefs.tasks import extract_bank_task
+
+    ids = sorted(changes)
+    lock_bank_for_consolidation(bank)
+    facts = Fact.objects.filter(bank=bank, episode_id__in=ids)
+    slots = set(facts.values_list("subject_key", "predicate").distinct())
+    facts.delete()  # evidence goes with them; re-extraction reads the redacted text
+    episodes_unindex(bank=bank, episode_ids=ids)
+    vectors = embed_texts([changes[pk][0] for pk in ids])
+    rows = list(Episode.objects.filter(bank=bank, pk__in=ids).order_by("id"))
+    for row, vector in zip(rows, vectors, strict=True):
+        content, metadata = changes[row.pk]
+        row.content, row.metadata, row.embedding = content, metadata, vector
+        row.content_hash = hashlib.sha256(content.encode()).hexdigest()
+        row.token_count = count_tokens(content)
+        row.injection_flags = injection_reasons(content)
+        row.extracted_at = None
+    Episode.objects.bulk_update(
+        rows, ["content", "metadata", "embedding", "content_hash", "token_count", "injection_flags", "extracted_at"]
+    )
+    episodes_index(bank=bank, episode_ids=ids)
+    outcome = slots_refresh(bank=bank, slots=slots, cause_hint=BeliefVersion.Cause.EVIDENCE_REMOVED)
+    _scrub_unsupported(bank, outcome.belief_ids)
+    for version in BeliefVersion.objects.filter(belief_id__in=outcome.belief_ids):
+        old = _scrubbed(version.old_statement, Counter(), ip_addresses)
+        new = _scrubbed(version.new_statement, Counter(), ip_addresses)
+        if (old, new) != (version.old_statement, version.new_statement):
+            BeliefVersion.objects.filter(pk=version.pk).update(old_statement=old, new_statement=new)
+    mental_models_refresh(bank=bank)
+    bank_id = bank.pk
+    transaction.on_commit(lambda: extract_bank_task.delay(bank_id=bank_id))
