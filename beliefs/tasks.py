@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from datetime import timedelta
 
 from celery import shared_task
-from celery.signals import task_prerun
+from celery.signals import task_failure, task_prerun
 from django.db import OperationalError, transaction
 from django.utils import timezone
 
@@ -27,6 +27,7 @@ from beliefs.services.decay import beliefs_decay
 from beliefs.services.extract import bank_extract
 from beliefs.services.mental_models import mental_models_refresh
 from beliefs.services.retain import retain_batch_fail, retain_batch_process
+from memoryhub import metrics
 from memoryhub.tenancy import clear_session_scope, rls_bypass, tenant_scope
 
 logger = logging.getLogger(__name__)
@@ -239,3 +240,6 @@ def defense_rescan_task(*, rescan_id: int) -> dict:
 
 
 task_prerun.connect(lambda **kwargs: clear_session_scope(), weak=False)
+task_failure.connect(
+    lambda sender=None, **kwargs: metrics.observe_task_failure(getattr(sender, "name", "?")), weak=False
+)

@@ -40,6 +40,7 @@ LLM_LATENCY = Histogram(
 DEFENSE_FINDINGS = Counter(
     "memoryhub_defense_findings_total", "Sensitive values found at retain, by action and kind.", ["action", "kind"]
 )
+TASK_FAILURES = Counter("memoryhub_task_failures_total", "Celery tasks that raised, by task.", ["task"])
 ERASURES = Counter("memoryhub_erasures_total", "Completed erasures (subject or bank).")
 ERASED_EPISODES = Counter("memoryhub_erased_episodes_total", "Episodes removed by erasures.")
 FACTS_EXTRACTED = Counter("memoryhub_facts_extracted_total", "Facts extracted from episodes.", ["extractor"])
@@ -95,6 +96,22 @@ def observe_belief_change(cause: str) -> None:
     BELIEF_CHANGES.labels(cause=cause).inc()
 
 
+def _queue_depth() -> float:
+    """Length of the default Celery queue in Redis (NaN when the broker cannot be reached)."""
+    import redis
+    from django.conf import settings
+
+    try:
+        client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=0.5, socket_connect_timeout=0.5)
+        return float(client.llen("celery"))
+    except redis.RedisError:
+        return float("nan")
+
+
+def observe_task_failure(task_name: str) -> None:
+    TASK_FAILURES.labels(task=task_name).inc()
+
+
 class BacklogCollector:
     """Reads the background backlog from PostgreSQL at scrape time (the truth, not a cached count)."""
 
@@ -118,6 +135,9 @@ class BacklogCollector:
         pending.add_metric(["extraction"], summary.unextracted_episodes)
         pending.add_metric(["consolidation"], summary.unconsolidated_facts)
         yield pending
+        depth = GaugeMetricFamily("memoryhub_task_queue_depth", "Messages waiting in the Celery broker queue.")
+        depth.add_metric([], _queue_depth())
+        yield depth
 
 
 def render() -> tuple[bytes, str]:

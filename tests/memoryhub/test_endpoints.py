@@ -69,3 +69,22 @@ def test_retained_episodes_are_counted_after_commit(db, django_capture_on_commit
         assert metrics.RETAINED.labels(status="created")._value.get() == created  # nothing before commit
     assert metrics.RETAINED.labels(status="created")._value.get() == created + 2
     assert metrics.RETAINED.labels(status="duplicate")._value.get() == duplicate + 1
+
+
+def test_metrics_cover_governance_and_background_work(client, caller, settings, eager_tasks):
+    from beliefs.tasks import run_erasure_task
+
+    settings.METRICS_ACCESS = "open"
+    caller.client.post(caller.url("retain"), {"items": [{"content": "mail ops@example.com now"}]}, format="json")
+    run_erasure_task.apply(kwargs={"request_id": 10**9})  # missing request: counted as no failure
+    body = client.get("/metrics").content.decode()
+    assert 'memoryhub_defense_findings_total{action="redacted",kind="email"}' in body
+    for name in [
+        "memoryhub_task_queue_depth",
+        "memoryhub_consolidation_lag_seconds",
+        'memoryhub_background_pending{stage="extraction"}',
+        "memoryhub_erasures_total",
+        "memoryhub_task_failures_total",
+        "memoryhub_llm_calls_total",
+    ]:
+        assert name in body, name
