@@ -17,9 +17,18 @@ def tenant_create(*, slug: str, name: str) -> Tenant:
     return Tenant.objects.create(slug=slug, name=name)
 
 
-def membership_set(*, tenant: Tenant, user, role: str) -> Membership:
-    """Add ``user`` to ``tenant`` with ``role`` (or change their role)."""
+def membership_set(*, tenant: Tenant, user, role: str, actor: str = "system") -> Membership:
+    """Add ``user`` to ``tenant`` with ``role`` (or change their role); the change is audited."""
+    from reviews.services.audit import audit_record
+
     membership, _ = Membership.objects.update_or_create(tenant=tenant, user=user, defaults={"role": role})
+    audit_record(
+        tenant=tenant,
+        action="membership.set",
+        target=f"user:{user.get_username()}",
+        details={"role": role},
+        actor=actor,
+    )
     return membership
 
 
@@ -62,8 +71,18 @@ def bank_update(*, bank: Bank, **fields) -> Bank:
     return bank
 
 
-def bank_access_grant(*, bank: Bank, user, write: bool = False) -> None:
-    """Let ``user`` read ``bank`` (and write it when ``write``)."""
+def bank_access_grant(*, bank: Bank, user, write: bool = False, actor: str = "system") -> None:
+    """Let ``user`` read ``bank`` (and write it when ``write``); the change is audited."""
+    from reviews.services.audit import audit_record
+
     assign_perm(BANK_READ_PERMISSION, user, bank)
     if write:
         assign_perm(BANK_WRITE_PERMISSION, user, bank)
+    audit_record(
+        tenant=bank.tenant_id,
+        bank=bank,
+        action="permission.granted",
+        target=f"user:{user.get_username()}",
+        details={"write": write},
+        actor=actor,
+    )

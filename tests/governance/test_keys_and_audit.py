@@ -102,3 +102,17 @@ def test_key_scopes_are_validated(caller):
     bad = caller.client.post("/api/v1/api-keys/", {"name": "x", "scopes": ["root"]}, format="json")
     assert bad.status_code == 400
     assert ApiKey.objects.filter(tenant=caller.tenant).count() == 1
+
+
+def test_permission_changes_are_audited(caller):
+    from banks.services.banks import bank_access_grant, membership_set
+    from tests.factories import UserFactory
+
+    user = UserFactory()
+    membership_set(tenant=caller.tenant, user=user, role="analyst", actor="user:admin")
+    bank_access_grant(bank=caller.bank, user=user, write=True, actor="user:admin")
+    events = AuditEvent.objects.filter(tenant=caller.tenant).order_by("id")
+    assert [(e.action, e.actor, e.target) for e in events] == [
+        ("membership.set", "user:admin", f"user:{user.username}"),
+        ("permission.granted", "user:admin", f"user:{user.username}"),
+    ]

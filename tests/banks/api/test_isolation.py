@@ -50,6 +50,11 @@ def routes(victim):
         ("get", victim.url("background"), None, 200),
         ("post", victim.url("background"), {}, 202),
         ("patch", victim.url(""), {"description": "changed"}, 200),
+        ("get", victim.url("audit-events/"), None, 200),
+        ("get", victim.url("defense-rescans/"), None, 200),
+        ("post", victim.url("defense-rescans/"), None, 202),
+        ("post", victim.url(f"episodes/{victim.episode_id}/release"), None, 200),
+        ("delete", victim.url(""), None, 200),
     ]
 
 
@@ -78,6 +83,11 @@ ROUTE_IDS = [
     "background",
     "background-run",
     "bank-update",
+    "audit-events",
+    "defense-rescans",
+    "defense-rescan-start",
+    "episode-release",
+    "bank-delete",
 ]
 
 
@@ -144,6 +154,14 @@ PERMITTED_CHECKS = {
     "background": lambda victim, body: body["beliefs"] == 1 and body["facts"] == 2,
     "background-run": lambda victim, body: body["queued"] is True,
     "bank-update": lambda victim, body: body["description"] == "changed",
+    "audit-events": lambda victim, body: body["count"] == 0,  # the fixture wrote through services, not the API
+    "defense-rescans": lambda victim, body: body["results"] == [],
+    "defense-rescan-start": lambda victim, body: body["total"] == victim.episode_count,
+    "episode-release": lambda victim, body: body["id"] == victim.episode_id,
+    "bank-delete": lambda victim, body: (
+        body["removed"]["episodes"] == victim.episode_count
+        and not Episode.objects.filter(pk=victim.episode_id).exists()
+    ),
 }
 
 
