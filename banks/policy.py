@@ -17,6 +17,11 @@ typed, validated ``BankPolicy`` so services never read raw JSON:
   configured LLM for extraction, and stop using it once the bank spent the cap this month.
 - ``defense.mode`` (``off``, ``redact`` — the default — or ``block``) and
   ``defense.ip_addresses`` (default false): Memory Defense at retain.
+- ``anomaly.suppress_threshold`` (default 3 distinct proofs), ``anomaly.min_confidence`` (0.6),
+  ``anomaly.review`` (``all`` or ``sample`` at ``anomaly.review_sample_rate``, 0.2) and
+  ``anomaly.value_tolerance`` (0.1: how far above the dismissed values an alert may be).
+- ``churn.horizon_days`` (60–90, default 75) and ``distillation.auto_accept_min_outcomes``
+  (default none: every lesson waits for a person).
 - ``channel_weights``/``rerank_weights``: recall tuning (see ``beliefs.services.recall``).
 """
 
@@ -39,6 +44,13 @@ class BankPolicy:
     llm_monthly_token_cap: int | None = None
     defense_mode: str = "redact"
     defense_ip_addresses: bool = False
+    suppress_threshold: int = 3
+    suppress_min_confidence: float = 0.6
+    suppression_review: str = "all"
+    suppression_review_sample_rate: float = 0.2
+    value_tolerance: float = 0.1
+    churn_horizon_days: int = 75
+    auto_accept_min_outcomes: int | None = None
 
     @property
     def min_support(self) -> int:
@@ -61,8 +73,17 @@ _SHAPE = {
     "background": {"paused": (bool, None, None), "max_episodes_per_run": (int, 10, 100000)},
     "llm": {"extract": (bool, None, None), "monthly_token_cap": (int, 0, 10**12)},
     "defense": {"mode": (str, None, ("off", "redact", "block")), "ip_addresses": (bool, None, None)},
+    "anomaly": {
+        "suppress_threshold": (int, 1, 1000),
+        "min_confidence": (float, 0.0, 1.0),
+        "review": (str, None, ("all", "sample")),
+        "review_sample_rate": (float, 0.0, 1.0),
+        "value_tolerance": (float, 0.0, 10.0),
+    },
+    "churn": {"horizon_days": (int, 60, 90)},
+    "distillation": {"auto_accept_min_outcomes": (int, 1, 100000)},
 }
-_OPEN_KEYS = {"channel_weights", "rerank_weights", "anomaly", "churn", "distillation"}
+_OPEN_KEYS = {"channel_weights", "rerank_weights"}
 
 
 def validate_policy(policy: dict) -> dict:
@@ -93,7 +114,7 @@ def _check(name: str, value, kind, low, high) -> None:
         if not isinstance(value, bool):
             raise InvalidPolicy(extra={"field": name, "reason": "must be true or false"})
         return
-    if value is None and name == "llm.monthly_token_cap":
+    if value is None and name in {"llm.monthly_token_cap", "distillation.auto_accept_min_outcomes"}:
         return
     if (
         isinstance(value, bool)
@@ -113,6 +134,9 @@ def bank_policy(bank) -> BankPolicy:
     background = raw.get("background") or {}
     llm = raw.get("llm") or {}
     defense = raw.get("defense") or {}
+    anomaly = raw.get("anomaly") or {}
+    churn = raw.get("churn") or {}
+    distillation = raw.get("distillation") or {}
     defaults = BankPolicy()
     try:
         validate_policy({k: v for k, v in raw.items() if k in _SHAPE})
@@ -129,6 +153,15 @@ def bank_policy(bank) -> BankPolicy:
         llm_monthly_token_cap=llm.get("monthly_token_cap", defaults.llm_monthly_token_cap),
         defense_mode=defense.get("mode", defaults.defense_mode),
         defense_ip_addresses=bool(defense.get("ip_addresses", defaults.defense_ip_addresses)),
+        suppress_threshold=int(anomaly.get("suppress_threshold", defaults.suppress_threshold)),
+        suppress_min_confidence=float(anomaly.get("min_confidence", defaults.suppress_min_confidence)),
+        suppression_review=anomaly.get("review", defaults.suppression_review),
+        suppression_review_sample_rate=float(
+            anomaly.get("review_sample_rate", defaults.suppression_review_sample_rate)
+        ),
+        value_tolerance=float(anomaly.get("value_tolerance", defaults.value_tolerance)),
+        churn_horizon_days=int(churn.get("horizon_days", defaults.churn_horizon_days)),
+        auto_accept_min_outcomes=distillation.get("auto_accept_min_outcomes"),
     )
 
 

@@ -120,6 +120,34 @@ class ApiKeyNotFound(MemoryHubError):
     default_detail = "No such API key in this tenant."
 
 
+class InterventionNotFound(MemoryHubError):
+    status_code = status.HTTP_404_NOT_FOUND
+    default_code = "intervention_not_found"
+    default_detail = "No intervention was recorded for this account; outcomes are scored against interventions."
+
+
+class LessonWithoutEvidence(MemoryHubError):
+    default_code = "lesson_without_evidence"
+    default_detail = "Each lesson needs evidence: episode ids from this bank, or the play and segment it is about."
+
+
+class ReviewItemNotFound(MemoryHubError):
+    status_code = status.HTTP_404_NOT_FOUND
+    default_code = "review_item_not_found"
+    default_detail = "No such review item in this bank."
+
+
+class ReviewItemAlreadyDecided(MemoryHubError):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "review_item_already_decided"
+    default_detail = "This review item was already decided differently."
+
+
+class ReviewDecisionInvalid(MemoryHubError):
+    default_code = "review_decision_invalid"
+    default_detail = "This decision does not apply to this kind of review item."
+
+
 class LLMError(MemoryHubError):
     """The configured LLM failed, timed out or answered with something unusable."""
 

@@ -1,6 +1,7 @@
 from django.urls import path
 
-from beliefs.api import belief_views, erasure_views, views
+from beliefs.api import belief_views, erasure_views, views, workload_views
+from reviews import api as review_views
 
 urlpatterns = [
     path("erasure-requests/", erasure_views.ErasureRequestListCreateApi.as_view(), name="erasure-request-list"),
@@ -40,4 +41,27 @@ urlpatterns = [
     path("banks/<str:bank_slug>/background", belief_views.BackgroundApi.as_view(), name="background"),
     path("banks/<str:bank_slug>/audit-events/", belief_views.AuditEventListApi.as_view(), name="audit-event-list"),
     path("banks/<str:bank_slug>/defense-rescans/", belief_views.DefenseRescanApi.as_view(), name="defense-rescans"),
+    path("banks/<str:bank_slug>/anomaly/events", workload_views.AnomalyEventApi.as_view(), name="anomaly-events"),
+    path("banks/<str:bank_slug>/anomaly/triage", workload_views.TriageApi.as_view(), name="anomaly-triage"),
+    path(
+        "banks/<str:bank_slug>/churn/interventions",
+        workload_views.InterventionApi.as_view(),
+        name="churn-interventions",
+    ),
+    path("banks/<str:bank_slug>/churn/outcomes", workload_views.OutcomeApi.as_view(), name="churn-outcomes"),
+    path("banks/<str:bank_slug>/churn/links", workload_views.AccountLinkApi.as_view(), name="churn-links"),
+    path("banks/<str:bank_slug>/churn/score", workload_views.ScoreApi.as_view(), name="churn-score"),
+    path("banks/<str:bank_slug>/churn/recommend", workload_views.RecommendApi.as_view(), name="churn-recommend"),
+    path("banks/<str:bank_slug>/lessons", workload_views.LessonsApi.as_view(), name="lessons"),
+    path("banks/<str:bank_slug>/review-items/", review_views.ReviewItemListApi.as_view(), name="review-item-list"),
+    path(
+        "banks/<str:bank_slug>/review-items/<int:item_id>",
+        review_views.ReviewItemDetailApi.as_view(),
+        name="review-item-detail",
+    ),
+    path(
+        "banks/<str:bank_slug>/review-items/<int:item_id>/<str:decision>",
+        review_views.ReviewItemDecideApi.as_view(),
+        name="review-item-decide",
+    ),
 ]

@@ -21,6 +21,7 @@ EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "runbook": ("signature", "step"),
     "intervention": ("account", "play"),
     "outcome": ("account", "result"),
+    "play_outcome": ("play", "segment", "result"),
 }
 # Alerts, dismissals, incidents and causes name where they fired with one of these fields.
 TARGET_FIELDS = ("host", "service", "target")
@@ -156,6 +157,15 @@ def _outcome(content, metadata):
     return [_draft(content, result, subject=subject, predicate="outcome", object=result, functional=True)]
 
 
+def _play_outcome(content, metadata):
+    result = _text(metadata["result"]).lower()
+    if result not in {"retained", "churned"}:
+        return []  # an unknown outcome is no evidence either way
+    play, segment = _text(metadata["play"]), _text(metadata["segment"])
+    subject = f"play {play} in segment {segment}"
+    return [_draft(content, play, subject=subject, predicate="retains", object="accounts", negated=result == "churned")]
+
+
 _HANDLERS: dict[str, Callable] = {
     "alert": _alert,
     "dismissal": _verdict("benign"),
@@ -165,4 +175,5 @@ _HANDLERS: dict[str, Callable] = {
     "runbook": _runbook,
     "intervention": _intervention,
     "outcome": _outcome,
+    "play_outcome": _play_outcome,
 }

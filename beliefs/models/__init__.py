@@ -6,8 +6,14 @@ from beliefs.models.facts import Extractor, Fact
 from beliefs.models.jobs import DefenseRescan, RetainBatch
 from beliefs.models.mental_models import BankUsage, MentalModel
 from beliefs.models.search import BankTerm, BankTextStats
+from beliefs.models.workloads import AccountLink, Intervention, OutcomeEvent, Play, TriageDecision
 
 __all__ = [
+    "AccountLink",
+    "Intervention",
+    "OutcomeEvent",
+    "Play",
+    "TriageDecision",
     "BankTerm",
     "BankTextStats",
     "BankUsage",

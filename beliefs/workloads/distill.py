@@ -1,0 +1,72 @@
+"""Gated distillation: session lessons become review items; only an accepted one becomes a ``Play``.
+
+A lesson needs evidence — episode ids of this bank, or the churn play and segment it is
+about. By default every lesson waits for a person. A bank may set
+``distillation.auto_accept_min_outcomes``: a lesson about a play and segment with at
+least that many scored outcomes is accepted at once (recorded as such).
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from banks.models import Bank
+from banks.policy import bank_policy
+from beliefs.models import Episode, Intervention, Play
+from memoryhub.embeddings import embed_texts
+from memoryhub.exceptions import LessonWithoutEvidence
+from reviews.models import ReviewItem
+
+
+def lessons_submit(*, bank: Bank, lessons: list[dict], session: str = "", actor: str = "") -> list[ReviewItem]:
+    """One pending review item per lesson (or accepted, when the bank's auto-accept rule is met)."""
+    policy = bank_policy(bank)
+    for index, lesson in enumerate(lessons):
+        ids = lesson.get("evidence_episode_ids") or []
+        if ids and Episode.objects.filter(bank=bank, pk__in=ids).count() != len(set(ids)):
+            raise LessonWithoutEvidence(extra={"lesson": index, "reason": "unknown episode ids"})
+        if not ids and not (lesson.get("play") and lesson.get("segment")):
+            raise LessonWithoutEvidence(extra={"lesson": index})
+    items = []
+    with transaction.atomic():
+        for lesson in lessons:
+            item = ReviewItem.objects.create(
+                tenant_id=bank.tenant_id,
+                bank=bank,
+                kind=ReviewItem.Kind.DISTILLATION,
+                title=lesson["text"][:300],
+                body=lesson["text"],
+                payload={**lesson, "session": session, "submitted_by": actor},
+            )
+            outcomes = _scored_outcomes(bank, lesson)
+            if policy.auto_accept_min_outcomes and outcomes >= policy.auto_accept_min_outcomes:
+                play_from_lesson(item=item, actor=f"auto-accept ({outcomes} scored outcomes)")
+            items.append(item)
+    return items
+
+
+def _scored_outcomes(bank: Bank, lesson: dict) -> int:
+    if not (lesson.get("play") and lesson.get("segment")):
+        return 0
+    return Intervention.objects.filter(
+        bank=bank, play=lesson["play"], segment=lesson["segment"], outcome__in=["retained", "churned"]
+    ).count()
+
+
+def play_from_lesson(*, item: ReviewItem, actor: str, comment: str = "") -> Play:
+    """Accept a distillation item: it becomes procedural memory."""
+    item.status = ReviewItem.Status.ACCEPTED
+    item.decided_by, item.decided_at, item.comment = actor, timezone.now(), comment
+    item.save()
+    payload = item.payload
+    return Play.objects.create(
+        tenant_id=item.tenant_id,
+        bank_id=item.bank_id,
+        text=item.body,
+        play=payload.get("play", "") or "",
+        segment=payload.get("segment", "") or "",
+        signature=payload.get("signature", "") or "",
+        review_item=item,
+        embedding=embed_texts([item.body])[0],
+    )

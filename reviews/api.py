@@ -1,0 +1,93 @@
+"""Review items under ``banks/{bank_slug}/review-items/``: list, filter, read, accept, reject, overturn."""
+
+from __future__ import annotations
+
+import django_filters
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from banks.scoping import BankScopedAPIView
+from beliefs.api.erasure_views import requester
+from memoryhub.exceptions import ReviewDecisionInvalid, ReviewItemNotFound
+from memoryhub.pagination import MemoryHubPagination
+from memoryhub.serializers import StrictInputSerializer
+from reviews.models import ReviewItem
+from reviews.services.audit import audit_record
+from reviews.services.decisions import review_item_decide
+
+
+DECISIONS = ("accept", "reject", "overturn")
+
+
+class ReviewItemFilterSet(django_filters.FilterSet):
+    kind = django_filters.ChoiceFilter(choices=ReviewItem.Kind.choices)
+    status = django_filters.ChoiceFilter(choices=ReviewItem.Status.choices)
+
+    class Meta:
+        model = ReviewItem
+        fields = ["kind", "status"]
+
+
+class ReviewItemOutputSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ReviewItem
+        fields = [
+            "id", "kind", "status", "title", "body", "belief", "triage", "payload",
+            "comment", "decided_by", "decided_at", "created_at",
+        ]  # fmt: skip
+
+
+class DecisionInputSerializer(StrictInputSerializer):
+    comment = serializers.CharField(max_length=4000, required=False, allow_blank=True, default="")
+
+
+class ReviewItemListApi(BankScopedAPIView):
+    serializer_class = ReviewItemOutputSerializer
+    filterset_class = ReviewItemFilterSet
+    pagination_class = MemoryHubPagination
+
+    def scoped_get_queryset(self):
+        return ReviewItem.objects.filter(bank=self.bank).order_by("-created_at", "-id")
+
+    def get(self, request, bank_slug: str):
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        return self.get_paginated_response(ReviewItemOutputSerializer(page, many=True).data)
+
+
+class ReviewItemDetailApi(BankScopedAPIView):
+    serializer_class = ReviewItemOutputSerializer
+
+    def scoped_get_queryset(self):
+        return ReviewItem.objects.filter(bank=self.bank)
+
+    def get(self, request, bank_slug: str, item_id: int):
+        item = self.get_queryset().filter(pk=item_id).first()
+        if item is None:
+            raise ReviewItemNotFound()
+        return Response(ReviewItemOutputSerializer(item).data)
+
+
+class ReviewItemDecideApi(BankScopedAPIView):
+    serializer_class = ReviewItemOutputSerializer
+
+    def scoped_get_queryset(self):
+        return ReviewItem.objects.filter(bank=self.bank)
+
+    @extend_schema(request=DecisionInputSerializer, responses=ReviewItemOutputSerializer)
+    def post(self, request, bank_slug: str, item_id: int, decision: str):
+        data = DecisionInputSerializer.parse(request.data)
+        if decision not in DECISIONS:
+            raise ReviewDecisionInvalid(extra={"decision": decision[:40], "allowed": list(DECISIONS)})
+        item = review_item_decide(
+            bank=self.bank, item_id=item_id, decision=decision, comment=data["comment"], actor=requester(request)
+        )
+        audit_record(
+            request=request,
+            tenant=self.bank.tenant,
+            bank=self.bank,
+            action=f"review.{decision}",
+            target=f"review_item:{item.pk}",
+            details={"status": item.status},
+        )
+        return Response(ReviewItemOutputSerializer(item).data)

@@ -1,0 +1,51 @@
+"""Decide review items: accept, reject or overturn, with comment and actor. Decisions are final and idempotent."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from banks.models import Bank
+from memoryhub.exceptions import ReviewDecisionInvalid, ReviewItemAlreadyDecided, ReviewItemNotFound
+from reviews.models import ReviewItem
+
+_OUTCOME = {
+    "accept": ReviewItem.Status.ACCEPTED,
+    "reject": ReviewItem.Status.REJECTED,
+    "overturn": ReviewItem.Status.OVERTURNED,
+}
+
+
+def review_item_decide(*, bank: Bank, item_id: int, decision: str, comment: str = "", actor: str) -> ReviewItem:
+    """Apply ``decision``; repeating the same decision is a no-op, a different one on a decided item is a 409.
+
+    Accepting a lesson makes it a ``Play``; rejecting keeps it with its reason; overturning a
+    suppression records the alert as genuine so the belief stops suppressing.
+    """
+    from beliefs.workloads.anomaly import suppression_overturn
+    from beliefs.workloads.distill import play_from_lesson
+
+    with transaction.atomic():
+        item = ReviewItem.objects.select_for_update().filter(bank=bank, pk=item_id).first()
+        if item is None:
+            raise ReviewItemNotFound()
+        wanted = _OUTCOME[decision]
+        if item.status == wanted:
+            return item
+        if item.status != ReviewItem.Status.PENDING and not (
+            decision == "overturn" and item.status == ReviewItem.Status.ACCEPTED
+        ):
+            raise ReviewItemAlreadyDecided(extra={"status": item.status})
+        if decision == "overturn":
+            if item.kind != ReviewItem.Kind.SUPPRESSION:
+                raise ReviewDecisionInvalid(extra={"kind": item.kind, "decision": decision})
+            return suppression_overturn(item=item, comment=comment, actor=actor)
+        if decision == "reject" and not comment.strip():
+            raise ReviewDecisionInvalid("A rejection needs a reason in 'comment'.", extra={"decision": decision})
+        if decision == "accept" and item.kind == ReviewItem.Kind.DISTILLATION:
+            play_from_lesson(item=item, actor=actor, comment=comment)
+            return item
+        item.status = wanted
+        item.comment, item.decided_by, item.decided_at = comment, actor, timezone.now()
+        item.save()
+    return item
