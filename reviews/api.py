@@ -16,7 +16,6 @@ from reviews.models import ReviewItem
 from reviews.services.audit import audit_record
 from reviews.services.decisions import review_item_decide
 
-
 DECISIONS = ("accept", "reject", "overturn")
 
 

@@ -222,10 +222,10 @@ def recommend(
             }
         )
     ranked.sort(key=lambda r: (-r["interval"][0], -r["n"], r["play"]))
+    # Accepted lessons (procedural memory) for this segment travel with the ranking as guidance.
     guidance = [
         {"play_id": p.pk, "text": p.text, "play": p.play}
-        for p in Play.objects.filter(bank=bank).filter(Q(segment="") | Q(segment=segment))
-        if not p.play or p.play in candidates
+        for p in Play.objects.filter(bank=bank).filter(Q(segment="") | Q(segment=segment)).order_by("id")
     ]
     return {
         "account": account,
