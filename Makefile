@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup system-deps run test bench eval bench-scale bench-consolidation eval-defense lint stop clean
+.PHONY: setup system-deps run test bench eval bench-scale bench-consolidation eval-defense eval-workloads lint stop clean
 
 system-deps:
 	@if ! command -v redis-server >/dev/null 2>&1; then \
@@ -59,6 +59,12 @@ bench-consolidation: setup
 # Memory Defense precision and recall per kind on the labelled corpus (seconds).
 eval-defense: setup
 	cd benchmarks && ../$(PY) eval_defense.py
+	$(PY) benchmarks/update_readme.py
+
+# Anomaly and churn simulators and tokens per task (about 10 minutes on 2 cores).
+eval-workloads: setup
+	$(PY) manage.py services
+	cd benchmarks && ../$(PY) eval_workloads.py
 	$(PY) benchmarks/update_readme.py
 
 # Recall at 100,000 episodes (minutes) and 1,000,000 episodes (about an hour: bulk load and HNSW build).

@@ -288,3 +288,20 @@ def suppression_overturn(*, item: ReviewItem, comment: str, actor: str, now: dat
                 fold_now=True,
             )
     return item
+
+
+def suppression_confirm(*, item: ReviewItem) -> None:
+    """Record a reviewer's confirmation of a suppression as a dismissal at the triage's time."""
+    record = item.triage
+    anomaly_event_record(
+        bank=item.bank,
+        event={
+            "type": "dismissal",
+            "signature": record.signature,
+            "target": record.target,
+            "value": record.value,
+            "reason": f"suppression confirmed in review {item.pk}",
+        },
+        occurred_at=record.decided_at,
+        fold_now=True,
+    )

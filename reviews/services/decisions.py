@@ -22,7 +22,7 @@ def review_item_decide(*, bank: Bank, item_id: int, decision: str, comment: str 
     Accepting a lesson makes it a ``Play``; rejecting keeps it with its reason; overturning a
     suppression records the alert as genuine so the belief stops suppressing.
     """
-    from beliefs.workloads.anomaly import suppression_overturn
+    from beliefs.workloads.anomaly import suppression_confirm, suppression_overturn
     from beliefs.workloads.distill import play_from_lesson
 
     with transaction.atomic():
@@ -45,6 +45,9 @@ def review_item_decide(*, bank: Bank, item_id: int, decision: str, comment: str 
         if decision == "accept" and item.kind == ReviewItem.Kind.DISTILLATION:
             play_from_lesson(item=item, actor=actor, comment=comment)
             return item
+        if decision == "accept" and item.kind == ReviewItem.Kind.SUPPRESSION and item.triage_id:
+            # A person confirmed the alert benign: that is a fresh proof, and it keeps the belief from going stale.
+            suppression_confirm(item=item)
         item.status = wanted
         item.comment, item.decided_by, item.decided_at = comment, actor, timezone.now()
         item.save()
