@@ -172,7 +172,7 @@ class RecallInputSerializer(StrictInputSerializer):
         required=False, help_text="Reference time for relative expressions (default: the bank's latest episode)."
     )
     kinds = serializers.ListField(
-        child=serializers.ChoiceField(choices=["episode", "belief", "fact"]),
+        child=serializers.ChoiceField(choices=["episode", "belief", "fact", "play"]),
         required=False,
         min_length=1,
         help_text="Item kinds to return (default all); a belief is preferred over the episodes it summarises.",

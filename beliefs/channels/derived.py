@@ -19,7 +19,7 @@ from pgvector.django import CosineDistance
 
 from banks.models import Bank
 from beliefs.channels.semantic import bank_is_small
-from beliefs.models import Belief, Evidence, Fact
+from beliefs.models import Belief, Evidence, Fact, Play
 from memoryhub.tokens import count_tokens
 
 LIVE_BELIEF_STATUSES = (Belief.Status.ACTIVE, Belief.Status.CONTESTED, Belief.Status.STALE)
@@ -69,7 +69,7 @@ def search(
     query_vector: np.ndarray,
     limit: int,
     as_of: datetime | None = None,
-    kinds: tuple[str, ...] = ("belief", "fact"),
+    kinds: tuple[str, ...] = ("belief", "fact", "play"),
 ) -> list[DerivedHit]:
     """Up to ``limit`` beliefs and ``limit`` facts at least ``DERIVED_MIN_SIMILARITY`` similar to the query."""
     exact = bank_is_small(bank)
@@ -130,6 +130,24 @@ def search(
                         "quote": fact.quote,
                         "extractor": fact.extractor,
                     },
+                )
+            )
+    if "play" in kinds:
+        for play in _nearest(Play.objects.filter(bank=bank), query_vector, limit, exact=True):
+            text = f"[accepted lesson] {play.text}"
+            hits.append(
+                DerivedHit(
+                    kind="play",
+                    item_id=play.pk,
+                    similarity=1.0 - float(play.distance),
+                    text=text,
+                    tokens=count_tokens(text),
+                    episode_ids=(),
+                    occurred_at=play.created_at,
+                    recorded_at=play.created_at,
+                    subject=play.segment or play.signature,
+                    provenance="reviewed",
+                    details={"play": play.play, "segment": play.segment, "review_item_id": play.review_item_id},
                 )
             )
     return hits

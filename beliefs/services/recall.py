@@ -44,7 +44,7 @@ from memoryhub.tenancy import REQUEST_TRANSACTION_DEPTH, set_request_tenant
 from memoryhub.tokens import count_tokens
 
 CHANNELS = ("semantic", "keyword", "graph", "temporal")
-KINDS = ("episode", "belief", "fact")
+KINDS = ("episode", "belief", "fact", "play")
 # Typical items cost 20-40 tokens: each channel contributes enough candidates to fill the budget.
 _TOKENS_PER_CANDIDATE = 8
 _MAX_CANDIDATES = 500
@@ -275,7 +275,7 @@ def recall(
         pending["graph"] = runner.submit("graph", graph.search, query_text=query, limit=limit, **scope)
     if "recent" in channels:
         pending["recent"] = runner.submit("recent", recency.search, limit=limit, **scope)
-    derived_kinds = tuple(kind for kind in ("belief", "fact") if kind in kinds)
+    derived_kinds = tuple(kind for kind in ("belief", "fact", "play") if kind in kinds)
     derived_future = (
         runner.submit(
             "derived",

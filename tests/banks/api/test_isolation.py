@@ -55,6 +55,10 @@ def routes(victim):
         ("post", victim.url("defense-rescans/"), None, 202),
         ("post", victim.url(f"episodes/{victim.episode_id}/release"), None, 200),
         ("delete", victim.url(""), None, 200),
+        ("post", victim.url("anomaly/triage"), {"signature": "NightingaleAlert", "host": "db-1"}, 200),
+        ("post", victim.url("churn/recommend"), {"account": "acct-1", "segment": "SMB"}, 200),
+        ("get", victim.url("review-items/"), None, 200),
+        ("post", victim.url("lessons"), {"lessons": [{"text": "l", "evidence_episode_ids": [0]}]}, 400),
     ]
 
 
@@ -88,6 +92,10 @@ ROUTE_IDS = [
     "defense-rescan-start",
     "episode-release",
     "bank-delete",
+    "triage",
+    "recommend",
+    "review-items",
+    "lessons",
 ]
 
 
@@ -162,6 +170,10 @@ PERMITTED_CHECKS = {
         body["removed"]["episodes"] == victim.episode_count
         and not Episode.objects.filter(pk=victim.episode_id).exists()
     ),
+    "triage": lambda victim, body: body["decision"] == "investigate" and body["belief"]["proof_count"] == 2,
+    "recommend": lambda victim, body: body["recommendations"] == [] and body["account"] == "acct-1",
+    "review-items": lambda victim, body: body["results"] == [],
+    "lessons": lambda victim, body: body["code"] == "lesson_without_evidence",
 }
 
 

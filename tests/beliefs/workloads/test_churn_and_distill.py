@@ -121,3 +121,31 @@ def test_auto_accept_needs_enough_scored_outcomes(caller):
     caller.client.post(caller.url("lessons"), {"lessons": [lesson]}, format="json")
     item = ReviewItem.objects.filter(bank=caller.bank).order_by("-id").first()
     assert item.status == "accepted" and item.decided_by.startswith("auto-accept (3 scored outcomes)")
+
+
+def test_accepted_lessons_are_recalled_as_plays_and_rejected_ones_are_not(caller):
+    body = {
+        "lessons": [
+            {
+                "text": "Offer a training session before any discount to SMB accounts",
+                "play": "training",
+                "segment": "SMB",
+            },
+            {"text": "Offer a steep discount to every SMB account", "play": "discount-20", "segment": "SMB"},
+        ]
+    }
+    first, second = caller.client.post(caller.url("lessons"), body, format="json").json()["review_items"]
+    query = {"query": "what should we offer an SMB account before a discount?", "budget_tokens": 300}
+    assert not [
+        i for i in caller.client.post(caller.url("recall"), query, format="json").json()["items"] if i["kind"] == "play"
+    ]
+    caller.client.post(caller.url(f"review-items/{first['id']}/accept"), {}, format="json")
+    caller.client.post(
+        caller.url(f"review-items/{second['id']}/reject"), {"comment": "no evidence it works"}, format="json"
+    )
+    plays = [
+        i for i in caller.client.post(caller.url("recall"), query, format="json").json()["items"] if i["kind"] == "play"
+    ]
+    assert [p["text"] for p in plays] == [
+        "[accepted lesson] Offer a training session before any discount to SMB accounts"
+    ]
