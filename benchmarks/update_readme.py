@@ -131,6 +131,43 @@ def defense_table(r: dict) -> str:
     )
 
 
+def workloads_table(r: dict) -> str:
+    rows = [
+        f"Measured {r['machine']['measured_at']} over {r['days']} simulated days "
+        "(details in `benchmarks/results/workloads.json`):",
+        "",
+        "| anomaly configuration | alerts (genuine) | suppressed | precision | benign suppressed | incidents wrongly suppressed | investigations |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for a in r["anomaly"]:
+        rows.append(
+            f"| {a['label']} | {a['alerts']} ({a['genuine_alerts']}) | {a['suppressed']} | {a['suppression_precision']} | "
+            f"{a['benign_suppressed_share']:.1%} | **{a['incidents_wrongly_suppressed']}** | {a['investigations']} |"
+        )
+    rows += [
+        "",
+        "| churn | offers | repeat-play rate | retention of scored offers | sample-size checks (mismatches) |",
+        "|---|---|---|---|---|",
+    ]
+    for c in r["churn"]:
+        rows.append(
+            f"| {c['mode']} | {c['decisions']} | **{c['repeat_play_rate']:.1%}** | {c['retention_rate']:.1%} | "
+            f"{c['sample_size_checks']} ({c['sample_size_mismatches']}) |"
+        )
+    t = r["tokens"]["turns"]
+    rows += [
+        "",
+        f"Retention lift of memory over random play choice: **{r['retention_lift']:+.1%}**.",
+        "",
+        "| turns | stateless agent (re-reads history) | memory agent (stored read + recall ≤ "
+        f"{r['tokens']['budget_tokens']}) | fewer tokens |",
+        "|---|---|---|---|",
+    ]
+    for turns, v in t.items():
+        rows.append(f"| {turns} | {v['stateless_tokens']:,} | {v['memory_tokens']:,} | **{v['reduction']:.0%}** |")
+    return "\n".join(rows)
+
+
 def scale_table(results: list[dict]) -> str:
     lines = [
         "| episodes | recall p50 / p95 (budget 1024) | semantic HNSW p50 / p95 | exact scan p50 / p95 "
@@ -157,6 +194,7 @@ SECTIONS = {
     "locomo-ablations": ablation_table,
     "consolidation": consolidation_table,
     "defense": defense_table,
+    "workloads": workloads_table,
 }
 
 

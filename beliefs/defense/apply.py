@@ -18,23 +18,17 @@ from memoryhub import metrics
 from memoryhub.exceptions import MemoryDefenseBlocked
 
 
-def _scrub(value, counts: Counter, ip_addresses: bool):
+def scrub_value(value, counts: Counter, ip_addresses: bool):
+    """``value`` (text, or any JSON) with every finding redacted; ``counts`` gains the kinds found."""
     if isinstance(value, str):
         findings = scan(value, ip_addresses=ip_addresses)
         counts.update(f.kind for f in findings)
         return redact(value, findings) if findings else value
     if isinstance(value, dict):
-        return {key: _scrub(item, counts, ip_addresses) for key, item in value.items()}
+        return {key: scrub_value(item, counts, ip_addresses) for key, item in value.items()}
     if isinstance(value, list):
-        return [_scrub(item, counts, ip_addresses) for item in value]
+        return [scrub_value(item, counts, ip_addresses) for item in value]
     return value
-
-
-def text_defend(*, bank: Bank, text: str) -> tuple[str, Counter]:
-    """One text under the bank's policy in redact mode (used when re-scanning stored data)."""
-    policy = bank_policy(bank)
-    counts: Counter = Counter()
-    return _scrub(text, counts, policy.defense_ip_addresses), counts
 
 
 def items_defend(*, bank: Bank, items: list) -> tuple[list, dict[str, int]]:
@@ -46,8 +40,8 @@ def items_defend(*, bank: Bank, items: list) -> tuple[list, dict[str, int]]:
     cleaned, blocked = [], []
     for index, item in enumerate(items):
         counts: Counter = Counter()
-        content = _scrub(item.content, counts, policy.defense_ip_addresses)
-        metadata = _scrub(item.metadata, counts, policy.defense_ip_addresses)
+        content = scrub_value(item.content, counts, policy.defense_ip_addresses)
+        metadata = scrub_value(item.metadata, counts, policy.defense_ip_addresses)
         if counts:
             blocked.append({"item": index, "kinds": sorted(counts)})
         total.update(counts)

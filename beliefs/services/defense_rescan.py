@@ -18,8 +18,8 @@ from django.utils import timezone
 
 from banks.models import Bank
 from banks.policy import bank_policy
+from beliefs.defense.apply import scrub_value
 from beliefs.defense.injection import injection_reasons
-from beliefs.defense.scanner import redact, scan
 from beliefs.models import BeliefVersion, DefenseRescan, Episode, Fact
 from beliefs.services.consolidate import lock_bank_for_consolidation, slots_refresh
 from beliefs.services.forget import _scrub_unsupported
@@ -41,18 +41,6 @@ def defense_rescan_start(*, bank: Bank) -> DefenseRescan:
     )
     transaction.on_commit(lambda: defense_rescan_task.delay(rescan_id=rescan.pk))
     return rescan
-
-
-def _scrubbed(value, counts: Counter, ip_addresses: bool):
-    if isinstance(value, str):
-        findings = scan(value, ip_addresses=ip_addresses)
-        counts.update(f.kind for f in findings)
-        return redact(value, findings) if findings else value
-    if isinstance(value, dict):
-        return {k: _scrubbed(v, counts, ip_addresses) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_scrubbed(v, counts, ip_addresses) for v in value]
-    return value
 
 
 def defense_rescan_run(*, rescan_id: int) -> DefenseRescan:
@@ -79,8 +67,8 @@ def defense_rescan_run(*, rescan_id: int) -> DefenseRescan:
             changes, kinds = {}, Counter(rescan.kinds)
             for episode in episodes:
                 counts: Counter = Counter()
-                content = _scrubbed(episode.content, counts, ip_addresses)
-                metadata = _scrubbed(episode.metadata, counts, ip_addresses)
+                content = scrub_value(episode.content, counts, ip_addresses)
+                metadata = scrub_value(episode.metadata, counts, ip_addresses)
                 if counts:
                     changes[episode.pk] = (content, metadata)
                     kinds.update(counts)
@@ -120,8 +108,8 @@ def episodes_rederive(*, bank: Bank, changes: dict[int, tuple[str, dict]], ip_ad
     outcome = slots_refresh(bank=bank, slots=slots, cause_hint=BeliefVersion.Cause.EVIDENCE_REMOVED)
     _scrub_unsupported(bank, outcome.belief_ids)
     for version in BeliefVersion.objects.filter(belief_id__in=outcome.belief_ids):
-        old = _scrubbed(version.old_statement, Counter(), ip_addresses)
-        new = _scrubbed(version.new_statement, Counter(), ip_addresses)
+        old = scrub_value(version.old_statement, Counter(), ip_addresses)
+        new = scrub_value(version.new_statement, Counter(), ip_addresses)
         if (old, new) != (version.old_statement, version.new_statement):
             BeliefVersion.objects.filter(pk=version.pk).update(old_statement=old, new_statement=new)
     mental_models_refresh(bank=bank)
