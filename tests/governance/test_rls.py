@@ -99,7 +99,8 @@ def test_tasks_run_scoped_to_their_bank_and_a_leaked_scope_is_cleared(eager_task
     # A crashed task left tenant A's scope on this session; the next task must not inherit it.
     _set(str(a.tenant.pk), "off", local=False)
     try:
-        extract_bank_task.apply(kwargs={"bank_id": b.bank.pk}).get()
+        outcome = extract_bank_task.apply(kwargs={"bank_id": b.bank.pk})
+        assert outcome.successful(), outcome.traceback
     finally:
         _set("", "on", local=False)
     assert Belief.objects.get(bank=b.bank).proof_count == 2

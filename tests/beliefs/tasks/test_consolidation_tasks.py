@@ -66,7 +66,7 @@ def test_stalled_bank_recovers_by_itself_and_paused_bank_waits(eager_tasks):
     assert float(lag.split()[-1]) >= 3600
     assert 'memoryhub_background_pending{stage="extraction"} 4.0' in metrics
 
-    result = resume_stalled_banks_task.apply().get()
+    result = resume_stalled_banks_task.apply().result
     assert result == {"resumed": [stalled.bank.pk]}
     assert Belief.objects.get(bank=stalled.bank).proof_count == 2
     assert not Fact.objects.filter(bank=paused.bank).exists()
@@ -80,5 +80,5 @@ def test_decay_task_runs_over_every_bank(eager_tasks):
     belief = Belief.objects.get(bank=caller.bank)  # eager chain consolidated at wall-clock now: already old
     assert belief.status == "stale"
     Belief.objects.filter(pk=belief.pk).update(status="active", confidence=0.67)
-    assert decay_beliefs_task.apply().get()["changed"] >= 1
+    assert decay_beliefs_task.apply().result["changed"] >= 1
     assert Belief.objects.get(pk=belief.pk).status == "stale"

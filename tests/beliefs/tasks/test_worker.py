@@ -59,7 +59,7 @@ def test_sweeper_requeues_a_batch_the_broker_lost(eager_tasks):
     app.control.purge()
     RetainBatch.objects.filter(pk=batch.pk).update(created_at=timezone.now() - timedelta(hours=1))
 
-    result = requeue_stalled_batches_task.apply().get()
+    result = requeue_stalled_batches_task.apply().result
 
     assert result == {"requeued": 1}
     assert RetainBatch.objects.get(pk=batch.pk).status == "done"
