@@ -38,7 +38,8 @@ def anomaly_run(label: str, *, days: int, policy: dict, seed: int = 11) -> dict:
     from reviews.models import ReviewItem
     from reviews.services.decisions import review_item_decide
 
-    rng = random.Random(seed)
+    rng = random.Random(seed)  # the alert stream: identical for every configuration
+    analyst = random.Random(seed + 1)  # whether an investigated alert gets recorded feedback
     tenant = Tenant.objects.create(slug=f"anomaly-{label}", name=label)
     bank = Bank.objects.create(tenant=tenant, slug="alerts", name="alerts", policy=policy)
     benign = [("DiskIOHigh", f"db-{n}") for n in range(1, 4)] + [("CpuSpike", f"web-{n}") for n in range(1, 4)]
@@ -61,8 +62,9 @@ def anomaly_run(label: str, *, days: int, policy: dict, seed: int = 11) -> dict:
                 firing.append((quiet, False, rng.gauss(80, 4)))
             if day >= 125 and rng.random() < 0.3:
                 firing.append((quiet, True, rng.gauss(81, 4)))  # looks like the old benign pattern
+            hours = {pair: rng.uniform(0, 20) for pair, _, _ in firing}
             for (signature, host), is_genuine, value in firing:
-                at = START + timedelta(days=day, hours=rng.uniform(0, 20))
+                at = START + timedelta(days=day, hours=hours[(signature, host)])
                 value = round(value, 1)
                 event = {"type": "alert", "signature": signature, "host": host, "value": value}
                 anomaly_event_record(bank=bank, event=event, occurred_at=at, fold_now=True)
@@ -85,7 +87,7 @@ def anomaly_run(label: str, *, days: int, policy: dict, seed: int = 11) -> dict:
                 else:
                     counts["investigated"] += 1
                     # The analyst investigates and records what it was (most of the time).
-                    if rng.random() < 0.9:
+                    if analyst.random() < 0.9:
                         kind = "incident" if is_genuine else "dismissal"
                         feedback = {
                             "type": kind,
