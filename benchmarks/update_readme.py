@@ -157,7 +157,7 @@ def workloads_table(r: dict) -> str:
     t = r["tokens"]["turns"]
     rows += [
         "",
-        f"Retention lift of memory over random play choice: **{r['retention_lift']:+.1%}**.",
+        f"Retention lift of memory over random play choice: **{r['retention_lift'] * 100:+.1f} points**.",
         "",
         "| turns | stateless agent (re-reads history) | memory agent (stored read + recall ≤ "
         f"{r['tokens']['budget_tokens']}) | fewer tokens |",
