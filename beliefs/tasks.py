@@ -239,6 +239,21 @@ def defense_rescan_task(*, rescan_id: int) -> dict:
     return {"rescan_id": rescan_id, "status": rescan.status, "redacted_episodes": rescan.redacted_episodes}
 
 
+@shared_task(**_TASK_OPTIONS)
+def score_interventions_task() -> dict:
+    """Hourly: score every churn intervention whose outcome horizon has closed, bank by bank."""
+    from beliefs.models import Intervention
+    from beliefs.workloads.churn import interventions_score
+
+    with rls_bypass():
+        bank_ids = sorted(set(Intervention.objects.filter(outcome="pending").values_list("bank_id", flat=True)))
+    scored = 0
+    for bank in Bank.objects.filter(pk__in=bank_ids):
+        with tenant_scope(bank.tenant_id):
+            scored += interventions_score(bank=bank)
+    return {"scored": scored, "banks": len(bank_ids)}
+
+
 task_prerun.connect(lambda **kwargs: clear_session_scope(), weak=False)
 task_failure.connect(
     lambda sender=None, **kwargs: metrics.observe_task_failure(getattr(sender, "name", "?")), weak=False

@@ -184,6 +184,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "beliefs.tasks.decay_beliefs_task",
         "schedule": 3600.0,
     },
+    "score-churn-interventions": {
+        "task": "beliefs.tasks.score_interventions_task",
+        "schedule": 3600.0,
+    },
 }
 
 # --- Engine -------------------------------------------------------------------------

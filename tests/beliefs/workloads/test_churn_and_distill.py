@@ -149,3 +149,22 @@ def test_accepted_lessons_are_recalled_as_plays_and_rejected_ones_are_not(caller
     assert [p["text"] for p in plays] == [
         "[accepted lesson] Offer a training session before any discount to SMB accounts"
     ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_scheduled_task_scores_closed_horizons_in_every_bank(eager_tasks):
+    from datetime import UTC, datetime
+
+    from beliefs.tasks import score_interventions_task
+    from tests.conftest import make_caller
+
+    a, b = make_caller(), make_caller()
+    old = datetime(2025, 1, 1, tzinfo=UTC)  # horizons long closed by the wall clock
+    for caller in (a, b):
+        intervention_record(bank=caller.bank, account="x", segment="SMB", play="training", occurred_at=old)
+    outcome_record(
+        bank=a.bank, account="x", result="retained", occurred_at=datetime(2025, 1, 20, tzinfo=UTC), event_id="e"
+    )
+    assert score_interventions_task.apply().result == {"scored": 2, "banks": 2}
+    assert Intervention.objects.get(bank=a.bank).outcome == "retained"
+    assert Intervention.objects.get(bank=b.bank).outcome == "unknown"
