@@ -14,7 +14,7 @@ Otherwise it answers ``investigate`` with the reasons and a context bundle under
 token budget: runbook steps that produced signal for this signature, then prior related
 alerts from recall. Every suppression is recorded with its citations and, by policy,
 queued for review; overturning one records that the alert was genuine, which
-supersedes the benign verdict, so the next similar alert is investigated.
+contests and weakens the benign belief, so the next similar alert is investigated.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from banks.policy import bank_policy
 from beliefs.engine.confidence import EvidencePoint, assess
 from beliefs.engine.types import RecallFilters
 from beliefs.extractors import claim_key
-from beliefs.models import Belief, Evidence, Fact, TriageDecision
+from beliefs.models import Belief, BeliefVersion, Episode, Evidence, Fact, TriageDecision
+from beliefs.services.consolidate import lock_bank_for_consolidation, slots_refresh
 from beliefs.services.recall import recall
 from beliefs.workloads.common import record_event
 from memoryhub.tokens import count_tokens
@@ -265,28 +266,61 @@ def _context_bundle(bank: Bank, result: TriageResult, signature: str, target: st
     result.tokens_used = used
 
 
+OVERTURN_WEIGHT = 3.0  # a reviewer's overturn outweighs three routine dismissals
+
+
 def suppression_overturn(*, item: ReviewItem, comment: str, actor: str, now: datetime | None = None) -> ReviewItem:
-    """The analyst says the suppressed alert was genuine: record it, so the benign belief no longer holds."""
+    """The analyst says the suppressed alert was real: the belief is contested and weakened.
+
+    The overturn is stored as an analyst note (an episode) and attached to the belief as
+    contradicting evidence of weight ``OVERTURN_WEIGHT``, observed at the triage's time.
+    Being the latest word, it contests the belief, so the next similar alert is
+    investigated; the belief recovers only as fresh dismissals outweigh it.
+    """
     if item.status == ReviewItem.Status.OVERTURNED:
         return item  # idempotent
-    triage_record = item.triage
-    now = now or (triage_record.decided_at if triage_record else timezone.now())
+    record = item.triage
+    now = now or (record.decided_at if record else timezone.now())
     with transaction.atomic():
         item.status = ReviewItem.Status.OVERTURNED
         item.comment, item.decided_by, item.decided_at = comment, actor, timezone.now()
         item.save()
-        if triage_record is not None:
-            anomaly_event_record(
-                bank=item.bank,
-                event={
-                    "type": "incident",
-                    "signature": triage_record.signature,
-                    "target": triage_record.target,
-                    "reason": f"suppression overturned in review {item.pk}",
-                },
-                occurred_at=now,
-                fold_now=True,
-            )
+        if record is None or item.belief_id is None:
+            return item
+        note = f"Analyst overturned the suppression of {record.signature} on {record.target} (review {item.pk})"
+        episode_id = record_event(
+            bank=item.bank,
+            content=note,
+            metadata={"review_item": item.pk},
+            occurred_at=now,
+            source="review",
+            idempotency_key=f"overturn-{item.pk}",
+        )
+        episode = Episode.objects.get(pk=episode_id)
+        lock_bank_for_consolidation(item.bank)
+        Evidence.objects.get_or_create(
+            belief_id=item.belief_id,
+            episode=episode,
+            stance="contradicts",
+            defaults={
+                "tenant_id": item.tenant_id,
+                "bank_id": item.bank_id,
+                "fact": None,
+                "quote": note,
+                "quote_start": 0,
+                "quote_end": len(note),
+                "weight": OVERTURN_WEIGHT,
+                "observed_at": now,
+                "recorded_at": episode.recorded_at,
+            },
+        )
+        belief = item.belief
+        slots_refresh(
+            bank=item.bank,
+            slots={(belief.subject_key, belief.predicate)},
+            now=now,
+            cause_hint=BeliefVersion.Cause.REVIEWED,
+        )
     return item
 
 

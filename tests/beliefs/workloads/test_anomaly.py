@@ -2,7 +2,7 @@
 
 import pytest
 
-from beliefs.models import TriageDecision
+from beliefs.models import Belief, TriageDecision
 from beliefs.workloads.anomaly import anomaly_event_record, triage
 from reviews.models import ReviewItem
 from tests.beliefs.consolidation_helpers import T0, days
@@ -78,8 +78,19 @@ def test_overturn_contests_the_belief_and_the_next_alert_is_investigated(caller)
     again = caller.client.post(url, {"comment": "twice"}, format="json")
     assert again.status_code == 200 and again.json()["comment"] == "this one was a real disk failure"  # no-op
     after = triage(bank=caller.bank, signature="DiskIOHigh", target="db-3", value=95, now=T0 + days(6))
-    assert after.decision == "investigate" and "the belief is invalidated at this time" in after.reasons
+    assert after.decision == "investigate" and "the belief is contested at this time" in after.reasons
     assert after.context and after.tokens_used <= after.budget_tokens
+    belief = Belief.objects.get(pk=suppressed.belief["id"])
+    assert belief.status == "contested" and belief.confidence < suppressed.belief["confidence"]
+    last = belief.versions.order_by("-version").first()
+    assert (last.cause, last.old_status, last.new_status) == ("reviewed", "active", "contested")
+    # Fresh dismissals outweigh the overturn (weight 3) only once support is more than three times as strong.
+    feed(caller.bank, "dismissal", 5, start=7)  # 9 proofs: 3 >= 9 / 3, still contested
+    still = triage(bank=caller.bank, signature="DiskIOHigh", target="db-3", value=95, now=T0 + days(12))
+    assert still.decision == "investigate" and still.belief["proof_count"] == 9
+    feed(caller.bank, "dismissal", 1, start=12)  # 10 proofs
+    back = triage(bank=caller.bank, signature="DiskIOHigh", target="db-3", value=95, now=T0 + days(13))
+    assert back.decision == "suppress", back.reasons
 
 
 def test_investigation_bundle_has_runbook_steps_and_prior_alerts_within_budget(caller):
