@@ -105,3 +105,15 @@ def assess(
         last_confirmed_at=last_confirmed,
         valid_to=valid_to,
     )
+
+
+def assess_evidence(rows, *, policy, now: datetime, superseded_at: datetime | None = None) -> Assessment:
+    """``assess`` over evidence rows (anything with stance, weight, observed_at) under a bank's policy."""
+    return assess(
+        [EvidencePoint(row.stance, row.weight, row.observed_at) for row in rows],
+        now=now,
+        prior_strength=policy.prior_strength,
+        horizon_days=policy.decay_horizon_days,
+        half_life_days=policy.decay_half_life_days,
+        superseded_at=superseded_at,
+    )

@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from banks.models import Bank
 from banks.policy import BankPolicy, bank_policy
-from beliefs.engine.confidence import CONTRADICTS, SUPPORTS, EvidencePoint, assess, evidence_weight
+from beliefs.engine.confidence import CONTRADICTS, SUPPORTS, assess_evidence, evidence_weight
 from beliefs.extractors import claim_statement
 from beliefs.models import Belief, BeliefVersion, Evidence, Fact
 from memoryhub import metrics
@@ -309,14 +309,7 @@ def _apply(
     if stale_ids:
         Evidence.objects.filter(pk__in=stale_ids).delete()
     kept = [ev for key, ev in existing.items() if key in wanted or ev.fact_id is None] + added
-    assessment = assess(
-        [EvidencePoint(ev.stance, ev.weight, ev.observed_at) for ev in kept],
-        now=now,
-        prior_strength=policy.prior_strength,
-        horizon_days=policy.decay_horizon_days,
-        half_life_days=policy.decay_half_life_days,
-        superseded_at=superseded_at,
-    )
+    assessment = assess_evidence(kept, policy=policy, now=now, superseded_at=superseded_at)
     before = {
         "statement": belief.statement,
         "confidence": belief.confidence,

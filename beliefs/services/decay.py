@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from banks.models import Bank
 from banks.policy import bank_policy
-from beliefs.engine.confidence import EvidencePoint, assess
+from beliefs.engine.confidence import assess_evidence
 from beliefs.models import Belief, BeliefVersion
 from beliefs.services.consolidate import lock_bank_for_consolidation
 from memoryhub import metrics
@@ -40,14 +40,7 @@ def beliefs_decay(*, bank: Bank, now: datetime | None = None) -> int:
             .prefetch_related("evidence")
         )
         for belief in beliefs:
-            assessment = assess(
-                [EvidencePoint(e.stance, e.weight, e.observed_at) for e in belief.evidence.all()],
-                now=now,
-                prior_strength=policy.prior_strength,
-                horizon_days=policy.decay_horizon_days,
-                half_life_days=policy.decay_half_life_days,
-                superseded_at=None,
-            )
+            assessment = assess_evidence(belief.evidence.all(), policy=policy, now=now)
             if assessment.status == belief.status and abs(assessment.confidence - belief.confidence) < MIN_STEP:
                 continue
             old_status, old_confidence = belief.status, belief.confidence

@@ -28,7 +28,7 @@ from django.utils import timezone
 
 from banks.models import Bank
 from banks.policy import bank_policy
-from beliefs.engine.confidence import EvidencePoint, assess
+from beliefs.engine.confidence import assess_evidence
 from beliefs.engine.types import RecallFilters
 from beliefs.extractors import claim_key
 from beliefs.models import Belief, BeliefVersion, Episode, Evidence, Fact, TriageDecision
@@ -140,14 +140,7 @@ def triage(
                 .values_list("valid_at", flat=True)
                 .first()
             )
-        assessment = assess(
-            [EvidencePoint(e.stance, e.weight, e.observed_at) for e in evidence],
-            now=now,
-            prior_strength=policy.prior_strength,
-            horizon_days=policy.decay_horizon_days,
-            half_life_days=policy.decay_half_life_days,
-            superseded_at=superseded,
-        )
+        assessment = assess_evidence(evidence, policy=policy, now=now, superseded_at=superseded)
         belief_info = {
             "id": belief.pk,
             "statement": belief.statement,
