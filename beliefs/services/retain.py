@@ -253,10 +253,11 @@ def _store(
     """Insert the new episodes and index them; returns per-item outcomes and the items' total tokens."""
     tokens = {item.content: count_tokens(item.content) for item in items}
     erased = erased_subjects(bank=bank, subjects={item.subject for item in items if item.subject})
-    echoes = _echo_sources(bank, items)
+    hashes = [hashlib.sha256(item.content.encode()).hexdigest() for item in items]
+    echoes = _echo_sources(bank, items, keys, hashes)
     rows = []
     seen: set[str] = set()
-    for item, key in zip(items, keys, strict=True):
+    for item, key, content_hash in zip(items, keys, hashes, strict=True):
         if key in seen or key not in vectors or item.subject in erased:
             continue
         seen.add(key)
@@ -272,7 +273,7 @@ def _store(
                 thread=item.thread,
                 provenance=item.provenance,
                 metadata=item.metadata,
-                content_hash=hashlib.sha256(item.content.encode()).hexdigest(),
+                content_hash=content_hash,
                 dedupe_key=key,
                 token_count=tokens[item.content],
                 embedding=vectors[key],
@@ -308,24 +309,20 @@ def _metadata_text(metadata) -> str:
     return metadata if isinstance(metadata, str) else ""
 
 
-def _echo_sources(bank: Bank, items: list[RetainItem]) -> dict[str, int | None]:
+def _echo_sources(bank: Bank, items: list[RetainItem], keys: list[str], hashes: list[str]) -> dict[str, int | None]:
     """Items that repeat what recall handed out: keyed by dedupe key, with the episode they echo when known.
 
     An agent-written item whose text equals a stored episode's, or any item carrying the
     fence of a prompt-rendered recall, is an echo: stored, but never evidence.
     """
-    echoes: dict[str, int | None] = {}
-    hashes = {
-        hashlib.sha256(item.content.encode()).hexdigest(): item for item in items if item.provenance == Provenance.AGENT
-    }
+    agent_hashes = [h for item, h in zip(items, hashes, strict=True) if item.provenance == Provenance.AGENT]
     known = (
-        dict(Episode.objects.filter(bank=bank, content_hash__in=list(hashes)).values_list("content_hash", "id"))
-        if hashes
+        dict(Episode.objects.filter(bank=bank, content_hash__in=agent_hashes).values_list("content_hash", "id"))
+        if agent_hashes
         else {}
     )
-    for item in items:
-        key = item_dedupe_key(item)
-        content_hash = hashlib.sha256(item.content.encode()).hexdigest()
+    echoes: dict[str, int | None] = {}
+    for item, key, content_hash in zip(items, keys, hashes, strict=True):
         if item.provenance == Provenance.AGENT and content_hash in known:
             echoes[key] = known[content_hash]
         elif RECALL_FENCE in item.content:
