@@ -70,9 +70,11 @@ def search(
     limit: int,
     as_of: datetime | None = None,
     kinds: tuple[str, ...] = ("belief", "fact", "play"),
+    exact: bool | None = None,
 ) -> list[DerivedHit]:
-    """Up to ``limit`` beliefs and ``limit`` facts at least ``DERIVED_MIN_SIMILARITY`` similar to the query."""
-    exact = bank_is_small(bank)
+    """Up to ``limit`` beliefs, facts and plays at least ``DERIVED_MIN_SIMILARITY`` similar to the query."""
+    if exact is None:
+        exact = bank_is_small(bank)
     hits: list[DerivedHit] = []
     if "belief" in kinds:
         beliefs = Belief.objects.filter(bank=bank, status__in=LIVE_BELIEF_STATUSES).defer("search_vector")

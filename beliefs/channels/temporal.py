@@ -45,8 +45,11 @@ def search(
     ranges: list[TimeRange],
     filters: RecallFilters | None = None,
     as_of: datetime | None = None,
+    exact: bool | None = None,
 ) -> list[Hit]:
-    """Up to ``limit`` episodes in the query's time ranges (or time-bearing, for "when" questions)."""
+    """Up to ``limit`` episodes in the query's time ranges (or time-bearing, for "when" questions).
+
+    ``exact`` as in ``semantic.search`` (default: exact for small banks)."""
     if ranges:
         condition = Q()
         for time_range in ranges:
@@ -64,7 +67,7 @@ def search(
         .values_list("id", "distance")[:limit]
     )
     with transaction.atomic(), connection.cursor() as cursor:
-        if bank_is_small(bank):
+        if bank_is_small(bank) if exact is None else exact:
             cursor.execute("SELECT set_config('enable_indexscan', 'off', true)")
         cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
         cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(max(100, limit))])

@@ -258,6 +258,8 @@ def recall(
     query_vector = embed_query(query)
     runner.timings["embed"] = round((time.perf_counter() - embed_started) * 1000, 2)
     pending = {}
+    # One read of the bank's size decides exact vs HNSW search for every vector channel.
+    exact = semantic.bank_is_small(bank)
     # The reference time costs a query; only a query with a time expression needs it.
     reference_future = (
         runner.submit("reference", temporal.reference_time, bank=bank, now=now, as_of=as_of)
@@ -269,7 +271,7 @@ def recall(
     )
     if "semantic" in channels:
         pending["semantic"] = runner.submit(
-            "semantic", semantic.search, query_vector=query_vector, limit=limit, **scope
+            "semantic", semantic.search, query_vector=query_vector, limit=limit, exact=exact, **scope
         )
     if "graph" in channels:
         pending["graph"] = runner.submit("graph", graph.search, query_text=query, limit=limit, **scope)
@@ -285,6 +287,7 @@ def recall(
             limit=settings.MEMORYHUB["RECALL_CANDIDATES_PER_CHANNEL"],
             as_of=as_of,
             kinds=derived_kinds,
+            exact=exact,
         )
         if derived_kinds
         else _Done([])
@@ -299,6 +302,7 @@ def recall(
             query_vector=query_vector,
             limit=limit,
             ranges=ranges,
+            exact=exact,
             **scope,
         )
     terms, keyword_hits = keyword_future.result()
