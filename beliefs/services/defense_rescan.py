@@ -21,10 +21,9 @@ from banks.policy import bank_policy
 from beliefs.defense.apply import scrub_value
 from beliefs.defense.injection import injection_reasons
 from beliefs.models import BeliefVersion, DefenseRescan, Episode, Fact
-from beliefs.services.consolidate import lock_bank_for_consolidation, slots_refresh
-from beliefs.services.forget import _scrub_unsupported
+from beliefs.services.consolidate import lock_bank_for_consolidation
+from beliefs.services.forget import beliefs_rederive
 from beliefs.services.indexing import episodes_index, episodes_unindex
-from beliefs.services.mental_models import mental_models_refresh
 from memoryhub import metrics
 from memoryhub.embeddings import embed_texts
 from memoryhub.tokens import count_tokens
@@ -105,13 +104,11 @@ def episodes_rederive(*, bank: Bank, changes: dict[int, tuple[str, dict]], ip_ad
         rows, ["content", "metadata", "embedding", "content_hash", "token_count", "injection_flags", "extracted_at"]
     )
     episodes_index(bank=bank, episode_ids=ids)
-    outcome = slots_refresh(bank=bank, slots=slots, cause_hint=BeliefVersion.Cause.EVIDENCE_REMOVED)
-    _scrub_unsupported(bank, outcome.belief_ids)
+    outcome, _, _ = beliefs_rederive(bank=bank, slots=slots)
     for version in BeliefVersion.objects.filter(belief_id__in=outcome.belief_ids):
         old = scrub_value(version.old_statement, Counter(), ip_addresses)
         new = scrub_value(version.new_statement, Counter(), ip_addresses)
         if (old, new) != (version.old_statement, version.new_statement):
             BeliefVersion.objects.filter(pk=version.pk).update(old_statement=old, new_statement=new)
-    mental_models_refresh(bank=bank)
     bank_id = bank.pk
     transaction.on_commit(lambda: extract_bank_task.delay(bank_id=bank_id))

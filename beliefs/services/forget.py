@@ -56,15 +56,27 @@ def episodes_delete(*, bank: Bank, episode_ids: list[int], erase: bool = False) 
         counts["entity_links"] = EpisodeEntity.objects.filter(bank=bank, episode_id__in=episode_ids).count()
         episodes_unindex(bank=bank, episode_ids=episode_ids)
         counts["episodes"] = Episode.objects.filter(bank=bank, pk__in=episode_ids).delete()[1].get("beliefs.Episode", 0)
-        outcome = slots_refresh(bank=bank, slots=slots, cause_hint=BeliefVersion.Cause.EVIDENCE_REMOVED)
-        counts["beliefs_reassessed"] = outcome.changed
         if erase:
-            counts["beliefs_retracted_and_scrubbed"] = _scrub_unsupported(bank, outcome.belief_ids)
-            counts["mental_models_rebuilt"] = mental_models_refresh(bank=bank)
-        elif outcome.changed or outcome.formed:
-            bank_id = bank.pk
-            transaction.on_commit(lambda: refresh_mental_models_task.delay(bank_id=bank_id))
+            outcome, scrubbed, rebuilt = beliefs_rederive(bank=bank, slots=slots)
+            counts["beliefs_retracted_and_scrubbed"] = scrubbed
+            counts["mental_models_rebuilt"] = rebuilt
+        else:
+            outcome = slots_refresh(bank=bank, slots=slots, cause_hint=BeliefVersion.Cause.EVIDENCE_REMOVED)
+            if outcome.changed or outcome.formed:
+                bank_id = bank.pk
+                transaction.on_commit(lambda: refresh_mental_models_task.delay(bank_id=bank_id))
+        counts["beliefs_reassessed"] = outcome.changed
     return counts
+
+
+def beliefs_rederive(*, bank: Bank, slots: set) -> tuple:
+    """After evidence was removed or rewritten: re-assess the slots' beliefs, strip the wording of those left
+    without support, and rebuild mental models now. Returns (slot outcome, beliefs scrubbed, models rebuilt)."""
+    from beliefs.models import BeliefVersion
+
+    outcome = slots_refresh(bank=bank, slots=slots, cause_hint=BeliefVersion.Cause.EVIDENCE_REMOVED)
+    scrubbed = _scrub_unsupported(bank, outcome.belief_ids)
+    return outcome, scrubbed, mental_models_refresh(bank=bank)
 
 
 def _scrub_unsupported(bank: Bank, belief_ids) -> int:
