@@ -260,6 +260,7 @@ class DefenseRescanApi(BankScopedAPIView):
     """Progress of a Memory Defense re-scan (started by tightening the bank's policy, or here)."""
 
     method_access = {"GET": "admin", "POST": "admin"}
+    serializer_class = DefenseRescanOutputSerializer
 
     def scoped_get_queryset(self):
         return DefenseRescan.objects.filter(bank=self.bank)
