@@ -15,7 +15,7 @@ from datetime import timedelta
 
 from celery import shared_task
 from celery.signals import task_failure, task_prerun
-from django.db import OperationalError, transaction
+from django.db import OperationalError
 from django.utils import timezone
 
 from banks.models import Bank
@@ -28,6 +28,7 @@ from beliefs.services.extract import bank_extract
 from beliefs.services.mental_models import mental_models_refresh
 from beliefs.services.retain import retain_batch_fail, retain_batch_process
 from memoryhub import metrics
+from memoryhub.queues import TaskName, enqueue_on_commit
 from memoryhub.tenancy import clear_session_scope, rls_bypass, tenant_scope
 
 logger = logging.getLogger(__name__)
@@ -118,10 +119,8 @@ def _extract_and_chain(bank_id: int) -> dict:
     if result.paused:
         return {"bank_id": bank_id, "status": "paused"}
     if result.remaining:  # throttled: the rest in a later run, after consolidation had its turn
-        transaction.on_commit(
-            lambda: extract_bank_task.apply_async(kwargs={"bank_id": bank_id}, countdown=THROTTLE_DELAY)
-        )
-    transaction.on_commit(lambda: consolidate_bank_task.delay(bank_id=bank_id))
+        enqueue_on_commit(TaskName.EXTRACT_BANK, bank_id=bank_id, countdown=THROTTLE_DELAY)
+    enqueue_on_commit(TaskName.CONSOLIDATE_BANK, bank_id=bank_id)
     logger.info("bank %s: %s episodes extracted, %s facts", bank_id, result.episodes, result.facts)
     return {"bank_id": bank_id, "episodes": result.episodes, "facts": result.facts, "remaining": result.remaining}
 
@@ -134,15 +133,11 @@ def consolidate_bank_task(self, *, bank_id: int) -> dict:
     with tenant_scope(bank.tenant_id):
         result = consolidate(bank=bank)
     if result.busy:  # another worker holds this bank; it cannot see facts stored after it started
-        transaction.on_commit(
-            lambda: consolidate_bank_task.apply_async(kwargs={"bank_id": bank_id}, countdown=BUSY_RETRY_DELAY)
-        )
+        enqueue_on_commit(TaskName.CONSOLIDATE_BANK, bank_id=bank_id, countdown=BUSY_RETRY_DELAY)
     elif result.remaining and not result.paused:
-        transaction.on_commit(
-            lambda: consolidate_bank_task.apply_async(kwargs={"bank_id": bank_id}, countdown=THROTTLE_DELAY)
-        )
+        enqueue_on_commit(TaskName.CONSOLIDATE_BANK, bank_id=bank_id, countdown=THROTTLE_DELAY)
     if result.beliefs_formed or result.beliefs_changed:
-        transaction.on_commit(lambda: refresh_mental_models_task.delay(bank_id=bank_id))
+        enqueue_on_commit(TaskName.REFRESH_MENTAL_MODELS, bank_id=bank_id)
     return {
         "bank_id": bank_id,
         "facts": result.facts,
@@ -175,8 +170,7 @@ def decay_beliefs_task() -> dict:
             changed = beliefs_decay(bank=bank)
         changed_total += changed
         if changed:
-            bank_id = bank.pk
-            transaction.on_commit(lambda bank_id=bank_id: refresh_mental_models_task.delay(bank_id=bank_id))
+            enqueue_on_commit(TaskName.REFRESH_MENTAL_MODELS, bank_id=bank.pk)
     return {"changed": changed_total}
 
 
@@ -189,9 +183,8 @@ def resume_stalled_banks_task() -> dict:
     for bank in Bank.objects.filter(pk__in=waiting):
         if bank_policy(bank).background_paused:
             continue
-        bank_id = bank.pk
-        resumed.append(bank_id)
-        transaction.on_commit(lambda bank_id=bank_id: extract_bank_task.delay(bank_id=bank_id))
+        resumed.append(bank.pk)
+        enqueue_on_commit(TaskName.EXTRACT_BANK, bank_id=bank.pk)
     return {"resumed": resumed}
 
 
@@ -209,7 +202,7 @@ def requeue_stalled_batches_task() -> dict:
             ).values_list("pk", flat=True)[:1000]
         )
     for batch_id in stalled:
-        transaction.on_commit(lambda batch_id=batch_id: process_retain_batch_task.delay(batch_id=batch_id))
+        enqueue_on_commit(TaskName.PROCESS_RETAIN_BATCH, batch_id=batch_id)
     return {"requeued": len(stalled)}
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.db import transaction
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
@@ -35,6 +34,7 @@ from beliefs.selectors.beliefs import (
     mental_model_list,
 )
 from beliefs.services.defense_rescan import defense_rescan_start
+from beliefs.services.extract import bank_background_queue
 from beliefs.services.mental_models import mental_model_create, mental_model_delete, mental_model_refresh
 from beliefs.services.reflect import reflect
 from memoryhub.exceptions import BeliefNotFound, FactNotFound, MentalModelNotFound
@@ -218,13 +218,10 @@ class BackgroundApi(BankScopedAPIView):
 
     @extend_schema(request=None, responses={202: BackgroundStatusOutputSerializer})
     def post(self, request, bank_slug: str):
-        from beliefs.tasks import extract_bank_task
-
         payload = self._status()
         payload["queued"] = not payload["paused"]
         if payload["queued"]:
-            bank_id = self.bank.pk
-            transaction.on_commit(lambda: extract_bank_task.delay(bank_id=bank_id))
+            bank_background_queue(bank=self.bank)
         return Response(BackgroundStatusOutputSerializer(payload).data, status=status.HTTP_202_ACCEPTED)
 
 

@@ -26,6 +26,7 @@ from beliefs.services.forget import beliefs_rederive
 from beliefs.services.indexing import episodes_index, episodes_unindex
 from memoryhub import metrics
 from memoryhub.embeddings import embed_texts
+from memoryhub.queues import TaskName, enqueue_on_commit
 from memoryhub.tokens import count_tokens
 
 CHUNK = 500
@@ -33,12 +34,10 @@ CHUNK = 500
 
 def defense_rescan_start(*, bank: Bank) -> DefenseRescan:
     """Queue a re-scan of everything ``bank`` stores under its current policy."""
-    from beliefs.tasks import defense_rescan_task
-
     rescan = DefenseRescan.objects.create(
         tenant_id=bank.tenant_id, bank=bank, total=Episode.objects.filter(bank=bank).count()
     )
-    transaction.on_commit(lambda: defense_rescan_task.delay(rescan_id=rescan.pk))
+    enqueue_on_commit(TaskName.DEFENSE_RESCAN, rescan_id=rescan.pk)
     return rescan
 
 
@@ -83,8 +82,6 @@ def defense_rescan_run(*, rescan_id: int) -> DefenseRescan:
 
 def episodes_rederive(*, bank: Bank, changes: dict[int, tuple[str, dict]], ip_addresses: bool = False) -> None:
     """Replace episodes' content/metadata and rebuild everything derived from them. Inside a transaction."""
-    from beliefs.tasks import extract_bank_task
-
     ids = sorted(changes)
     lock_bank_for_consolidation(bank)
     facts = Fact.objects.filter(bank=bank, episode_id__in=ids)
@@ -110,5 +107,4 @@ def episodes_rederive(*, bank: Bank, changes: dict[int, tuple[str, dict]], ip_ad
         new = scrub_value(version.new_statement, Counter(), ip_addresses)
         if (old, new) != (version.old_statement, version.new_statement):
             BeliefVersion.objects.filter(pk=version.pk).update(old_statement=old, new_statement=new)
-    bank_id = bank.pk
-    transaction.on_commit(lambda: extract_bank_task.delay(bank_id=bank_id))
+    enqueue_on_commit(TaskName.EXTRACT_BANK, bank_id=bank.pk)

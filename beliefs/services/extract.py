@@ -25,6 +25,7 @@ from beliefs.models import BankUsage, Episode, Fact
 from memoryhub import metrics
 from memoryhub.embeddings import embed_texts
 from memoryhub.exceptions import LLMError
+from memoryhub.queues import TaskName, enqueue_on_commit
 
 logger = logging.getLogger(__name__)
 
@@ -161,3 +162,8 @@ def _fact_row(bank: Bank, episode: Episode, draft: FactDraft, vector) -> Fact:
         embedding=vector,
         quarantined=bool(episode.injection_flags) and episode.quarantine_released_at is None,
     )
+
+
+def bank_background_queue(*, bank: Bank) -> None:
+    """Queue an extract → consolidate → refresh run for ``bank`` once the current transaction commits."""
+    enqueue_on_commit(TaskName.EXTRACT_BANK, bank_id=bank.pk)

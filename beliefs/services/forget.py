@@ -23,6 +23,7 @@ from beliefs.services.tombstones import subject_hash
 from memoryhub import metrics
 from memoryhub.embeddings import embed_texts
 from memoryhub.exceptions import EpisodeNotFound
+from memoryhub.queues import TaskName, enqueue_on_commit
 from reviews.services.audit import audit_record
 
 ERASED = "[erased]"
@@ -44,7 +45,6 @@ def episodes_delete(*, bank: Bank, episode_ids: list[int], erase: bool = False) 
     are rebuilt in the same transaction instead of after commit.
     """
     from beliefs.models import BeliefVersion
-    from beliefs.tasks import refresh_mental_models_task
 
     counts: dict[str, int] = {}
     with transaction.atomic():
@@ -63,8 +63,7 @@ def episodes_delete(*, bank: Bank, episode_ids: list[int], erase: bool = False) 
         else:
             outcome = slots_refresh(bank=bank, slots=slots, cause_hint=BeliefVersion.Cause.EVIDENCE_REMOVED)
             if outcome.changed or outcome.formed:
-                bank_id = bank.pk
-                transaction.on_commit(lambda: refresh_mental_models_task.delay(bank_id=bank_id))
+                enqueue_on_commit(TaskName.REFRESH_MENTAL_MODELS, bank_id=bank.pk)
         counts["beliefs_reassessed"] = outcome.changed
     return counts
 
@@ -100,8 +99,6 @@ def _scrub_unsupported(bank: Bank, belief_ids) -> int:
 
 def erasure_request_create(*, tenant, bank: Bank | None, subject: str, requested_by: str) -> ErasureRequest:
     """Record an erasure of ``subject`` (in ``bank``, or the whole tenant when ``bank`` is None) and queue it."""
-    from beliefs.tasks import run_erasure_task
-
     request = ErasureRequest.objects.create(
         tenant=tenant,
         bank=bank,
@@ -110,7 +107,7 @@ def erasure_request_create(*, tenant, bank: Bank | None, subject: str, requested
         subject_hash=subject_hash(tenant_id=tenant.pk, subject=subject),
         requested_by=requested_by[:200],
     )
-    transaction.on_commit(lambda: run_erasure_task.delay(request_id=request.pk))
+    enqueue_on_commit(TaskName.RUN_ERASURE, request_id=request.pk)
     return request
 
 

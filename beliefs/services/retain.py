@@ -31,6 +31,7 @@ from beliefs.services.tombstones import erased_subjects
 from memoryhub import metrics
 from memoryhub.embeddings import embed_texts
 from memoryhub.exceptions import IdempotencyKeyReused
+from memoryhub.queues import TaskName, enqueue_on_commit
 from memoryhub.tokens import count_tokens
 
 
@@ -136,8 +137,6 @@ def retain(*, bank: Bank, items: list[RetainItem], idempotency_key: str | None =
 
 def retain_async_submit(*, bank: Bank, items: list[RetainItem], idempotency_key: str | None = None) -> RetainBatch:
     """Queue ``items`` for a worker; returns the batch to poll. Same key, same items: the same batch."""
-    from beliefs.tasks import process_retain_batch_task
-
     # Scanned before the batch row holds the items: sensitive values never reach storage or the queue.
     items, _ = items_defend(bank=bank, items=items)
     fingerprint = request_fingerprint(items)
@@ -155,7 +154,7 @@ def retain_async_submit(*, bank: Bank, items: list[RetainItem], idempotency_key:
                 items=[item.to_json() for item in items],
                 item_count=len(items),
             )
-            transaction.on_commit(lambda: process_retain_batch_task.delay(batch_id=batch.pk))
+            enqueue_on_commit(TaskName.PROCESS_RETAIN_BATCH, batch_id=batch.pk)
     except IntegrityError:
         # A concurrent submit with the same key won the race: it is the batch to poll.
         existing = _batch_for_key(bank=bank, idempotency_key=idempotency_key, fingerprint=fingerprint)
@@ -339,8 +338,6 @@ def _finish(
     started: float,
     redacted: dict | None = None,
 ) -> None:
-    from beliefs.tasks import extract_batch_task
-
     created = sum(1 for outcome in outcomes if outcome.status == "created")
     batch.status = RetainBatch.Status.DONE
     batch.created_count = created
@@ -358,8 +355,7 @@ def _finish(
     duplicates = batch.duplicate_count
     transaction.on_commit(lambda: metrics.observe_retain(created, duplicates))
     if created:
-        batch_id = batch.pk
-        transaction.on_commit(lambda: extract_batch_task.delay(batch_id=batch_id))
+        enqueue_on_commit(TaskName.EXTRACT_BATCH, batch_id=batch.pk)
 
 
 def _result(batch: RetainBatch, outcomes: list[RetainOutcome], started: float) -> RetainResult:
