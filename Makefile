@@ -19,6 +19,15 @@ system-deps:
 			echo "redis-server is missing: install it (Debian/Ubuntu: sudo apt-get install redis-server)"; exit 1; \
 		fi; \
 	fi
+	@# Browser tests drive Debian's Chromium through Playwright (no browser download, ever).
+	@if ! command -v chromium >/dev/null 2>&1; then \
+		echo "installing chromium"; \
+		if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		else \
+			echo "chromium is missing: install it (Debian/Ubuntu: sudo apt-get install chromium)"; exit 1; \
+		fi; \
+	fi
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)

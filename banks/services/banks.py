@@ -86,3 +86,30 @@ def bank_access_grant(*, bank: Bank, user, write: bool = False, actor: str = "sy
         details={"write": write},
         actor=actor,
     )
+
+
+def bank_role_set(*, bank: Bank, user, role, actor: str = "system") -> None:
+    """Give ``user`` exactly ``role`` (a ``banks.permissions.Role``) on ``bank``; ``Role.NONE`` removes access.
+
+    The role is stored as guardian object permissions on the bank; the change is audited.
+    """
+    from guardian.shortcuts import remove_perm
+
+    from banks.permissions import ROLE_PERMISSIONS, Role
+    from reviews.services.audit import audit_record
+
+    wanted = set(ROLE_PERMISSIONS.get(Role(role), ()))
+    with transaction.atomic():
+        for codename in ROLE_PERMISSIONS[Role.BANK_ADMIN]:
+            if codename in wanted:
+                assign_perm(f"banks.{codename}", user, bank)
+            else:
+                remove_perm(f"banks.{codename}", user, bank)
+        audit_record(
+            tenant=bank.tenant_id,
+            bank=bank,
+            action="role.set",
+            target=f"user:{user.get_username()}",
+            details={"role": Role(role).label},
+            actor=actor,
+        )
