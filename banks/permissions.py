@@ -76,7 +76,7 @@ def role_from_codenames(codenames: set[str]) -> Role:
     return Role.NONE
 
 
-def bank_roles(user, tenant) -> dict[int, Role]:
+def bank_roles(user, tenant, membership: Membership | None = None) -> dict[int, Role]:
     """``{bank_id: role}`` for every bank of ``tenant`` that ``user`` may read (empty for non-members).
 
     Two or three queries whatever the number of banks; guardian's user and group
@@ -86,7 +86,8 @@ def bank_roles(user, tenant) -> dict[int, Role]:
 
     if user is None or not user.is_authenticated or not getattr(user, "pk", None):
         return {}
-    membership = Membership.objects.filter(user=user, tenant=tenant).only("role").first()
+    if membership is None or membership.user_id != user.pk or membership.tenant_id != tenant.pk:
+        membership = Membership.objects.filter(user=user, tenant=tenant).only("role", "user_id", "tenant_id").first()
     if membership is None:
         return {}
     if membership.role == Membership.Role.ADMIN:

@@ -93,7 +93,8 @@ class TenantPageView(View):
         self.page = self.resolve_page(request, **kwargs)
         self.tenant, self.role = self.page.tenant, self.page.role
         request.page = self.page
-        request.session["tenant"] = self.tenant.slug
+        if request.session.get("tenant") != self.tenant.slug:
+            request.session["tenant"] = self.tenant.slug  # where "/" leads next time
         if self.role < self.required_role(request.method):
             raise PermissionDenied(f"This needs the {self.required_role(request.method).label} role.")
         return self._scoped_dispatch(request, *args, **kwargs)
@@ -101,7 +102,7 @@ class TenantPageView(View):
     def resolve_page(self, request, *, tenant_slug: str, **kwargs) -> Page:
         membership = membership_for(request.user, tenant_slug)
         tenant = membership.tenant
-        roles = bank_roles(request.user, tenant)
+        roles = bank_roles(request.user, tenant, membership=membership)
         tenant_role = Role.TENANT_ADMIN if membership.role == Membership.Role.ADMIN else Role.VIEWER
         banks = list(Bank.objects.filter(tenant=tenant, pk__in=list(roles)).order_by("slug"))
         tenants = list(Tenant.objects.filter(memberships__user=request.user).order_by("slug"))

@@ -14,10 +14,10 @@ register = template.Library()
 
 
 @register.simple_tag(takes_context=True)
-def bank_url(context, name: str, **kwargs) -> str:
+def bank_url(context, url_name: str, **kwargs) -> str:
     """``{% bank_url "beliefs_web:belief-detail" belief_id=b.pk %}``: a URL in the current tenant and bank."""
     page = context["page"]
-    return reverse(name, kwargs={"tenant_slug": page.tenant.slug, "bank_slug": page.bank.slug, **kwargs})
+    return reverse(url_name, kwargs={"tenant_slug": page.tenant.slug, "bank_slug": page.bank.slug, **kwargs})
 
 
 @register.simple_tag(takes_context=True)

@@ -44,7 +44,7 @@ def prove_benign(bank: Bank, signature: str, host: str, *, start: datetime = BAS
             event={"type": "dismissal", "signature": signature, "host": host, "value": 400 + n,
                    "reason": f"backup window, week {n + 1}"},
             occurred_at=at + timedelta(hours=6),
-            fold_now=True,
+            fold_now=n % 2 == 1 or n == dismissals - 1,  # fold every other week: fewer runs, still a history
         )  # fmt: skip
 
 

@@ -9,6 +9,12 @@ from banks.permissions import Role
 from tests.web.builders import OpsBank, build_ops_bank
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    """People are created by the dozen here; the production hasher's cost buys nothing in tests."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def ops(db) -> OpsBank:
     return build_ops_bank()

@@ -19,7 +19,7 @@ from banks.permissions import Role, bank_roles
 from banks.services.api_keys import api_key_authenticate, api_key_issue
 from banks.services.banks import bank_create, bank_role_set, membership_set, tenant_create
 from beliefs.models import Episode, MentalModel
-from beliefs.services.mental_models import mental_model_create
+from beliefs.services.mental_models import mental_model_create, mental_models_refresh
 from beliefs.services.retain import RetainItem, retain
 from beliefs.workloads.anomaly import anomaly_event_record, triage
 from beliefs.workloads.distill import lessons_submit
@@ -100,6 +100,7 @@ class Command(BaseCommand):
             )  # fmt: skip
             triage(bank=bank, signature="DiskLatencyHigh", target="db-01", value=470,
                    now=parse_datetime("2026-10-27T02:11:00Z"))  # fmt: skip
+            mental_models_refresh(bank=bank)  # the fold above changed a belief outside the task chain
         if not ReviewItem.objects.filter(bank=bank, kind=ReviewItem.Kind.DISTILLATION).exists():
             evidence = list(
                 Episode.objects.filter(bank=bank, subject__in=["account:acme-corp", "account:initech"])
