@@ -54,6 +54,8 @@ def database_settings(*, data_dir: Path, database_url: str | None, name_override
     if name_override:
         config["NAME"] = name_override
     config.setdefault("OPTIONS", {})
+    # A hung or unreachable server fails the request (503) instead of holding it.
+    config["OPTIONS"].setdefault("connect_timeout", 3)
     if os.environ.get("MEMORYHUB_DB_RLS_BYPASS") == "1":
         # Tests and benchmarks read tables directly; requests still switch the bypass off for themselves.
         config["OPTIONS"]["options"] = "-c app.rls_bypass=on"
