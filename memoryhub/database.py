@@ -90,6 +90,8 @@ def database_settings(
         if name_override:
             config["NAME"] = name_override
         config.setdefault("OPTIONS", {})
+        # A hung or unreachable server fails the request (503) instead of holding it.
+        config["OPTIONS"].setdefault("connect_timeout", 3)
         config["TEST"] = {"NAME": f"test_{config['NAME']}"}
     roles = {"request": dict(request), "maintenance": dict(maintenance)}
     if connect_as == "maintenance":
