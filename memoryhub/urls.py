@@ -36,3 +36,5 @@ urlpatterns += [
     path("", include("banks.web.urls")),
     path("t/<slug:tenant_slug>/banks/<slug:bank_slug>/", include(bank_pages)),
 ]
+
+handler500 = "memoryhub.unavailable.server_error"

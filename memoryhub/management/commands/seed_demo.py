@@ -23,7 +23,7 @@ from beliefs.services.mental_models import mental_model_create, mental_models_re
 from beliefs.services.retain import RetainItem, retain
 from beliefs.workloads.anomaly import anomaly_event_record, triage
 from beliefs.workloads.distill import lessons_submit
-from memoryhub.tenancy import rls_bypass
+from memoryhub.tenancy import tenant_scope
 from reviews.models import ReviewItem
 
 DEMO_TENANT = "demo"
@@ -34,11 +34,12 @@ class Command(BaseCommand):
     help = "Create the demo tenant, bank and API key, and retain the bundled demo episodes."
 
     def handle(self, *args, **options):
-        with rls_bypass():  # maintenance: seeds one tenant's bank from the command line
-            self._seed()
-
-    def _seed(self):
         tenant = Tenant.objects.filter(slug=DEMO_TENANT).first() or tenant_create(slug=DEMO_TENANT, name="Demo")
+        # Seeding writes one tenant's memory: it runs scoped to that tenant, as the request role, like a request.
+        with tenant_scope(tenant.pk):
+            self._seed(tenant)
+
+    def _seed(self, tenant):
         bank = Bank.objects.filter(tenant=tenant, slug=DEMO_BANK).first() or bank_create(
             tenant=tenant,
             slug=DEMO_BANK,
