@@ -27,7 +27,7 @@ def _rows(item: ReviewItem) -> dict:
         "audit": (audit.actor, audit.action, audit.details, audit.bank_id),
         "belief": (belief.status, round(belief.confidence, 6), belief.proof_count, belief.contradiction_count),
         "version": (version.cause, version.new_status),
-        "evidence": (contra.weight, contra.quote.replace(str(item.pk), "#")),
+        "evidence": (contra.weight, contra.quote.replace(str(item.pk), "#").replace(item.triage.target, "HOST")),
     }
 
 
