@@ -65,12 +65,18 @@ def _x_labels(height: int, labels: Sequence[str], positions: Sequence[float]) ->
 
 
 def bar_chart(
-    series: Sequence[Series], labels: Sequence[str], *, label: str, height: int = 150, fmt: str = ".0f"
+    series: Sequence[Series],
+    labels: Sequence[str],
+    *,
+    label: str,
+    height: int = 150,
+    fmt: str = ".0f",
+    y_max: float | None = None,
 ) -> SafeString:
-    """Stacked bars, one per label (e.g. a day), one colour per series."""
+    """Stacked bars, one per label (e.g. a day), one colour per series; ``y_max`` fixes the axis (e.g. 100%)."""
     count = len(labels)
     totals = [sum(s.values[i] for s in series) for i in range(count)]
-    y_max = _nice_max(max(totals, default=0))
+    y_max = y_max or _nice_max(max(totals, default=0))
     inner_w = WIDTH - PAD_LEFT - PAD_RIGHT
     inner_h = height - PAD_TOP - PAD_BOTTOM
     slot = inner_w / max(count, 1)

@@ -22,6 +22,7 @@ from beliefs.selectors.episodes import episode_get, episode_list, retain_batch_g
 from beliefs.services.forget import episode_delete
 from beliefs.services.quarantine import episode_release
 from beliefs.services.recall import CHANNELS, KINDS, recall
+from beliefs.services.recall_usage import recall_usage_record
 from beliefs.services.retain import RetainItem, retain, retain_async_submit
 from memoryhub.exceptions import BatchNotFound, EpisodeNotFound
 from memoryhub.pagination import MemoryHubPagination
@@ -113,6 +114,7 @@ class RecallApi(BankScopedAPIView):
             now=data.get("now"),
             kinds=tuple(data.get("kinds") or KINDS),
         )
+        recall_usage_record(bank=self.bank, tokens_used=result.tokens_used, budget_tokens=result.budget_tokens)
         return Response(recall_payload(result, explain=data["explain"], render=data["render"]))
 
 

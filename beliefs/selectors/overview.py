@@ -15,7 +15,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from banks.models import Bank
-from beliefs.models import Belief, Episode, Fact, MentalModel, TriageDecision
+from beliefs.models import Belief, Episode, Fact, MentalModel, RecallUsageDay, TriageDecision
 from reviews.models import AuditEvent, ReviewItem
 
 
@@ -136,3 +136,35 @@ def recent_activity(*, bank: Bank | None = None, tenant=None, limit: int = 12) -
     events = AuditEvent.objects.all()
     events = events.filter(bank=bank) if bank is not None else events.filter(tenant=tenant)
     return list(events.order_by("-created_at", "-id")[:limit])
+
+
+@dataclass(frozen=True)
+class BudgetUse:
+    recalls: int
+    tokens_used: int
+    budget_tokens: int
+    daily: DailySeries  # "utilisation" in percent per day
+
+    @property
+    def utilisation(self) -> float | None:
+        return self.tokens_used / self.budget_tokens if self.budget_tokens else None
+
+
+def recall_budget_use(*, bank: Bank, days: int = 30, now: datetime | None = None) -> BudgetUse:
+    """Agents' recalls over the window: how many, and what share of their token budgets they filled."""
+    now = now or timezone.now()
+    window = _days(now, days)
+    rows = {
+        row.day: row
+        for row in RecallUsageDay.objects.filter(bank=bank, day__gte=window[0]).only(
+            "day", "recalls", "tokens_used", "budget_tokens"
+        )
+    }
+    share = [100 * rows[d].tokens_used / rows[d].budget_tokens if d in rows and rows[d].budget_tokens else 0
+             for d in window]  # fmt: skip
+    return BudgetUse(
+        recalls=sum(r.recalls for r in rows.values()),
+        tokens_used=sum(r.tokens_used for r in rows.values()),
+        budget_tokens=sum(r.budget_tokens for r in rows.values()),
+        daily=DailySeries(days=window, series={"utilisation": share}),
+    )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from banks.web.access import BankPageView
-from beliefs.selectors.overview import bank_counts, recent_activity, reviews_daily, triage_daily
+from beliefs.selectors.overview import bank_counts, recall_budget_use, recent_activity, reviews_daily, triage_daily
 from memoryhub.charts import Series, bar_chart
 from reviews.models import ReviewItem
 
@@ -16,6 +16,7 @@ class BankOverviewPage(BankPageView):
         labels = [day.strftime("%b %d") for day in triage.days]
         suppressed, investigated = triage.total("suppress"), triage.total("investigate")
         decided = sum(reviews.total(name) for name in reviews.series)
+        budget = recall_budget_use(bank=self.bank)
         attention = list(
             ReviewItem.objects.filter(bank=self.bank, status=ReviewItem.Status.PENDING)
             .only("id", "kind", "title", "created_at")
@@ -37,6 +38,13 @@ class BankOverviewPage(BankPageView):
                     ],
                     labels,
                     label=f"Alerts per day, 30 days: {int(suppressed)} suppressed, {int(investigated)} investigated",
+                ),
+                "budget": budget,
+                "budget_chart": bar_chart(
+                    [Series("budget used (%)", budget.daily.series["utilisation"])],
+                    labels,
+                    label=f"Recall budget used per day, last 30 days: {budget.recalls} recalls",
+                    y_max=100,
                 ),
                 "decided": int(decided),
                 "review_chart": bar_chart(

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from beliefs.web import beliefs, episodes, mental_models, overview
+from beliefs.web import beliefs, episodes, mental_models, overview, workloads
 
 app_name = "beliefs_web"
 
@@ -14,5 +14,7 @@ urlpatterns = [
     path("episodes/<int:episode_id>/", episodes.EpisodeDetailPage.as_view(), name="episode-detail"),
     path("recall/", episodes.RecallPlaygroundPage.as_view(), name="recall"),
     path("mental-models/", mental_models.MentalModelListPage.as_view(), name="mental-model-list"),
+    path("anomaly/suppressions/", workloads.SuppressionLogPage.as_view(), name="suppression-log"),
+    path("churn/plays/", workloads.ChurnPlaysPage.as_view(), name="churn-plays"),
     path("mental-models/<str:name>/", mental_models.MentalModelDetailPage.as_view(), name="mental-model-detail"),
 ]

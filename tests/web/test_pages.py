@@ -16,13 +16,15 @@ from tests.web.conftest import bank_path
 # Page → its queries: 9 for every page (session, user, membership, two role reads, banks, tenants, the RLS
 # scope with its savepoint pair here inside the test transaction, pending-review badge), then the page's own.
 QUERY_COUNT = {
-    "": 21,
+    "": 22,
     "beliefs/?status=active&min_proof_count=2": 14,
     "beliefs/{belief}/": 19,
     "episodes/": 14,
     "episodes/{episode}/": 15,
     "reviews/": 18,
     "mental-models/": 13,
+    "anomaly/suppressions/": 16,
+    "churn/plays/": 15,  # plus one per segment (segments are few)
 }
 
 
@@ -129,3 +131,48 @@ def test_mental_model_create_refresh_delete_by_a_bank_admin(client_as, ops):
     assert client.post(bank_path(ops, "mental-models/benign/"), {"action": "refresh"}).status_code == 302
     assert client.post(bank_path(ops, "mental-models/benign/"), {"action": "delete"}).status_code == 302
     assert client.get(bank_path(ops, "mental-models/benign/")).status_code == 404
+
+
+def test_overview_shows_the_recall_budget_agents_used_through_the_api(client_as, ops):
+    from rest_framework.test import APIClient
+
+    from banks.services.api_keys import api_key_issue
+
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Bearer {api_key_issue(tenant=ops.tenant, name='agent').raw_key}")
+    for budget in (100, 300):
+        response = api.post("/api/v1/banks/ops/recall", {"query": "disk latency on db-01", "budget_tokens": budget},
+                            format="json")  # fmt: skip
+        assert response.status_code == 200
+    used = sum(api.post("/api/v1/banks/ops/recall", {"query": "disk latency on db-01", "budget_tokens": b},
+                        format="json").json()["tokens_used"] for b in (100, 300))  # fmt: skip
+    html = client_as(Role.VIEWER).get(bank_path(ops)).content.decode()
+    assert f"(4 recalls through the API, {2 * used} of 800 tokens)" in html
+    assert f"<strong>{round(100 * 2 * used / 800)}%</strong> of the token budgets filled" in html
+
+
+def test_suppression_log_shows_citations_and_the_review_outcome(client_as, ops):
+    client = client_as(Role.REVIEWER)
+    client.post(bank_path(ops, f"reviews/{ops.suppression.pk}/decide"), {"decision": "overturn", "comment": "real one"})
+    html = client.get(bank_path(ops, "anomaly/suppressions/")).content.decode()
+    assert "DiskLatencyHigh</strong> on db-01" in html
+    assert "Analyst closed DiskLatencyHigh on db-01 as benign" in html  # a cited quote
+    assert "badge-overturned" in html and "real one" in html
+
+
+def test_churn_plays_show_k_of_n_with_wilson_intervals_and_open_interventions(client_as, ops):
+    from beliefs.workloads.churn import intervention_record, interventions_score, outcome_record
+
+    start = BASE - timedelta(days=200)
+    for n, result in enumerate(["retained", "retained", "churned"]):
+        intervention_record(bank=ops.bank, account=f"acct-{n}", segment="SMB", play="training-session",
+                            occurred_at=start)  # fmt: skip
+        outcome_record(bank=ops.bank, account=f"acct-{n}", result=result, occurred_at=start + timedelta(days=30),
+                       event_id=f"e-{n}")  # fmt: skip
+    interventions_score(bank=ops.bank, now=start + timedelta(days=120))
+    intervention_record(bank=ops.bank, account="acct-open", segment="SMB", play="exec-review",
+                        occurred_at=BASE + timedelta(days=365))  # fmt: skip
+    html = client_as(Role.VIEWER).get(bank_path(ops, "churn/plays/")).content.decode()
+    assert "<h2>SMB</h2>" in html and "2 of 3" in html and "67%" in html
+    assert "21% – 94%" in html  # Wilson 95% for 2 of 3
+    assert "acct-open" in html and "exec-review" in html
