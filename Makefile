@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup system-deps run test bench eval bench-scale bench-consolidation eval-defense eval-workloads lint stop clean
+.PHONY: setup system-deps run test bench eval bench-scale bench-consolidation eval-defense eval-workloads bench-web lint stop clean
 
 system-deps:
 	@if ! command -v redis-server >/dev/null 2>&1; then \
@@ -63,6 +63,12 @@ eval: setup
 bench-consolidation: setup
 	$(PY) manage.py services
 	cd benchmarks && ../$(PY) bench_consolidation.py
+	$(PY) benchmarks/update_readme.py
+
+# Dashboard pages: server time with 10,000 beliefs and 1,000 pending review items (about 2 minutes).
+bench-web: setup
+	$(PY) manage.py services
+	cd benchmarks && ../$(PY) bench_web.py
 	$(PY) benchmarks/update_readme.py
 
 # Memory Defense precision and recall per kind on the labelled corpus (seconds).
