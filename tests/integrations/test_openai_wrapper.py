@@ -5,9 +5,9 @@ from __future__ import annotations
 import openai
 import pytest
 from asgiref.sync import async_to_sync
+from memoryhub_client import wrap_openai
 
 from beliefs.models import Episode
-from memoryhub_client import wrap_openai
 from tests.integrations.fake_openai import FakeOpenAI
 
 
