@@ -18,3 +18,5 @@ urlpatterns = [
     path("metrics", metrics_view, name="metrics"),
     path("admin/", admin.site.urls),
 ]
+
+handler500 = "memoryhub.unavailable.server_error"
