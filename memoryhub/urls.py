@@ -9,6 +9,7 @@ from memoryhub.health import healthz, metrics_view
 api_v1 = [
     path("", include("banks.api.urls")),
     path("", include("beliefs.api.urls")),
+    path("", include("portability.urls")),
 ]
 
 urlpatterns = [
