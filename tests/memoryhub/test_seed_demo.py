@@ -13,8 +13,9 @@ def test_seed_demo_builds_beliefs_and_an_answered_mental_model(settings, tmp_pat
     settings.DATA_DIR = tmp_path
     call_command("seed_demo", stdout=open("/dev/null", "w"))
     call_command("seed_demo", stdout=open("/dev/null", "w"))  # safe to repeat
-    # 30 bundled episodes, a third dismissal that proves db-01's backup alert benign, the suppressed alert.
-    assert Episode.objects.filter(bank__slug="ops").count() == 31
+    # 30 bundled episodes, a third dismissal that proves db-01's backup alert benign, and the churn page's
+    # 7 offers with the 6 scored outcomes they were fed.
+    assert Episode.objects.filter(bank__slug="ops").count() == 30 + 1 + 7 + 6
     benign = Belief.objects.get(bank__slug="ops", object="benign")
     assert benign.statement == "alert DiskLatencyHigh on db-01 is benign" and benign.proof_count == 3
     model = MentalModel.objects.get(bank__slug="ops", name="benign-alerts")

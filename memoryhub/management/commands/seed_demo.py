@@ -18,10 +18,11 @@ from banks.models import Bank, Membership, Tenant
 from banks.permissions import Role, bank_roles
 from banks.services.api_keys import api_key_authenticate, api_key_issue
 from banks.services.banks import bank_create, bank_role_set, membership_set, tenant_create
-from beliefs.models import Episode, MentalModel
+from beliefs.models import Episode, Intervention, MentalModel
 from beliefs.services.mental_models import mental_model_create, mental_models_refresh
 from beliefs.services.retain import RetainItem, retain
 from beliefs.workloads.anomaly import anomaly_event_record, triage
+from beliefs.workloads.churn import intervention_record, interventions_score, outcome_record
 from beliefs.workloads.distill import lessons_submit
 from memoryhub.tenancy import tenant_scope
 from reviews.models import ReviewItem
@@ -118,7 +119,26 @@ class Command(BaseCommand):
                 session="churn-assistant 2026-11-03",
                 actor="agent:churn-assistant",
             )  # fmt: skip
+        if not Intervention.objects.filter(bank=bank).exists():
+            # A few churn plays with known outcomes, and one still in flight, for the churn page.
+            for account, segment, play, offered, result, known in DEMO_OFFERS:
+                intervention_record(bank=bank, account=account, segment=segment, play=play,
+                                    occurred_at=parse_datetime(offered))  # fmt: skip
+                if result:
+                    outcome_record(bank=bank, account=account, result=result, occurred_at=parse_datetime(known),
+                                   event_id=f"demo-{account}-{play}")  # fmt: skip
+            interventions_score(bank=bank)
 
+
+DEMO_OFFERS = [
+    ("acme-corp", "SMB", "discount-10", "2026-08-06T15:00:00Z", "churned", "2026-10-01T12:00:00Z"),
+    ("umbrella", "SMB", "training-session", "2026-08-20T10:00:00Z", "retained", "2026-10-15T12:00:00Z"),
+    ("hooli", "SMB", "training-session", "2026-08-25T10:00:00Z", "retained", "2026-10-20T12:00:00Z"),
+    ("stark", "SMB", "discount-10", "2026-08-28T10:00:00Z", "retained", "2026-10-25T12:00:00Z"),
+    ("globex", "Mid-Market", "exec-review", "2026-07-18T16:00:00Z", "retained", "2026-09-15T12:00:00Z"),
+    ("wayne", "Mid-Market", "exec-review", "2026-07-25T16:00:00Z", "churned", "2026-09-20T12:00:00Z"),
+    ("initech", "SMB", "training-session", "2026-11-20T13:00:00Z", None, None),
+]
 
 DEMO_PEOPLE = [
     ("analyst", "reviewer", "analyst (reviewer in demo/ops)"),
