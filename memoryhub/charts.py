@@ -120,14 +120,16 @@ def time_chart(
     fmt: str = ".2f",
     step: bool = True,
     markers: Sequence[tuple[datetime, str]] = (),
+    projection: Sequence[tuple[datetime, float]] = (),
 ) -> SafeString:
     """A value over time on a real time axis (irregular points), drawn as steps by default.
 
-    ``markers`` are labelled vertical ticks (e.g. versions caused by a review).
+    ``markers`` are labelled vertical ticks (e.g. versions caused by a review); ``projection``
+    is drawn dashed after the last point (e.g. decay if nothing reconfirms a belief).
     """
     if not points:
         return _frame(height, f"{label}: no data", '<text class="chart-label" x="300" y="80">no data</text>')
-    times = [t.timestamp() for t, _ in points] + [t.timestamp() for t, _ in markers]
+    times = [t.timestamp() for t, _ in [*points, *projection]] + [t.timestamp() for t, _ in markers]
     start, end = min(times), max(times)
     span = max(end - start, 1.0)
     y_top = y_max if y_max is not None else max(max(v for _, v in points), 1e-9)
@@ -156,12 +158,15 @@ def time_chart(
             f"<title>{escape(text)}</title></line>"
         )
     parts.append(f'<polyline class="chart-line" points="{" ".join(coords)}"/>')
+    if projection:
+        ahead = " ".join(f"{x_of(t):.1f},{y_of(v):.1f}" for t, v in [points[-1], *projection])
+        parts.append(f'<polyline class="chart-projection" points="{ahead}"><title>projected decay</title></polyline>')
     for t, v in points:
         parts.append(
             f'<circle class="chart-dot" cx="{x_of(t):.1f}" cy="{y_of(v):.1f}" r="3">'
             f"<title>{escape(t.strftime('%Y-%m-%d %H:%M'))}: {escape(format(v, fmt))}</title></circle>"
         )
-    first, last = points[0][0], points[-1][0]
+    first, last = points[0][0], (projection[-1][0] if projection else points[-1][0])
     fmt_x = "%Y-%m-%d" if span > 2 * 86400 else "%m-%d %H:%M"
     parts += _x_labels(height, [first.strftime(fmt_x), last.strftime(fmt_x)], [x_of(first), x_of(last)])
     return _frame(height, label, "".join(parts))

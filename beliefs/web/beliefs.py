@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.http import Http404
 from django.utils import timezone
 
+from banks.policy import bank_policy
 from banks.web.access import BankPageView
+from beliefs.engine.confidence import decay_factor
 from beliefs.filtersets import BeliefBrowserFilterSet
 from beliefs.models import Belief, BeliefVersion
 from beliefs.selectors.belief_page import belief_dependents, belief_evidence
@@ -37,6 +41,26 @@ class BeliefListPage(BankPageView):
         )
 
 
+def decay_projection(bank, belief: Belief, now) -> list:
+    """Confidence over the next 120 days if nothing reconfirms the belief (the bank's decay rule)."""
+    if belief.status in {Belief.Status.INVALIDATED, Belief.Status.RETRACTED}:
+        return []
+    policy = bank_policy(bank)
+    return [
+        (
+            now + timedelta(days=days),
+            belief.base_confidence
+            * decay_factor(
+                last_confirmed_at=belief.last_confirmed_at,
+                now=now + timedelta(days=days),
+                horizon_days=policy.decay_horizon_days,
+                half_life_days=policy.decay_half_life_days,
+            ),
+        )
+        for days in range(10, 121, 10)
+    ]
+
+
 class BeliefDetailPage(BankPageView):
     def get(self, request, tenant_slug: str, bank_slug: str, belief_id: int):
         belief = belief_list(bank=self.bank).filter(pk=belief_id).first()
@@ -52,6 +76,7 @@ class BeliefDetailPage(BankPageView):
             points.append((now, belief.confidence))
         chart = time_chart(
             points,
+            projection=decay_projection(self.bank, belief, now),
             label=f"Confidence over time: {len(versions)} versions, now {belief.confidence:.2f}",
             y_max=1.0,
             markers=[

@@ -162,3 +162,21 @@ def test_roles_are_object_permissions_per_bank(ops):
         assert bank_roles(user, ops.tenant) == {ops.bank.pk: role}
     other = build_ops_bank(suppressions=0)
     assert bank_roles(ops.users[Role.TENANT_ADMIN], other.tenant) == {}
+
+
+def test_a_person_in_two_tenants_switches_and_home_remembers_the_last_one(ops):
+    from banks.models import Membership
+    from banks.services.banks import membership_set
+
+    other = build_ops_bank(suppressions=0)
+    person = ops.users[Role.REVIEWER]
+    membership_set(tenant=other.tenant, user=person, role=Membership.Role.ADMIN)
+    client = Client()
+    client.force_login(person)
+    html = client.get(bank_path(ops)).content.decode()
+    assert 'aria-label="Switch tenant (current: Acme Operations)"' in html
+    assert f'href="/t/{other.tenant.slug}/"' in html
+    client.get(f"/t/{other.tenant.slug}/")
+    assert client.get("/")["Location"] == f"/t/{other.tenant.slug}/"
+    client.get(f"/t/{ops.tenant.slug}/")
+    assert client.get("/")["Location"] == f"/t/{ops.tenant.slug}/"
