@@ -3,8 +3,13 @@
 Every count is "k of n retained, outcomes known at ``now``": ``n`` counts the offers in the
 segment whose outcome (retained or churned) counts by ``now`` under the attribution rule
 (``timeline``); offers still in flight or awaiting their outcome are ``pending``, closed
-without a result ``unknown``. Plays are ranked by the lower bound of the 95% Wilson
-interval of their retention (ties: the higher upper bound, then the larger sample).
+without a result ``unknown``. Each play gets the 95% Wilson interval of its retention and an
+**estimate** that shrinks its own rate toward the segment's (all plays together) with the
+weight of ``PRIOR_OFFERS`` offers: ``(k + 4 × segment rate) / (n + 4)``. Plays are ranked by
+the estimate (ties: the higher lower bound, then the larger sample), so one lucky "1 of 1"
+does not outrank "13 of 20", and an untried play (estimate = the segment's rate) is tried
+before plays known to do worse than the segment — memory learns instead of repeating the
+first play it happened to try.
 
 A play is **excluded** — listed with the same counts and interval, and the reason — when it
 failed (churned, known at ``now``) for this account or an account linked to it, or when it
@@ -31,6 +36,7 @@ from beliefs.workloads.churn.records import related_accounts
 from beliefs.workloads.churn.timeline import AWAITING, CHURNED, IN_FLIGHT, ReportedOutcome, State, state_at
 
 Z_95 = 1.96
+PRIOR_OFFERS = 4  # how many offers' worth of weight the segment's rate has in a play's estimate
 
 
 def wilson(successes: int, n: int, z: float = Z_95) -> tuple[float, float]:
@@ -127,10 +133,13 @@ def recommend(
     beliefs = _beliefs(bank, segment, candidates)
     default_horizon = bank_policy(bank).churn_horizon_days
     stamp = now.isoformat(timespec="minutes")
+    pooled_n = sum(c.n for c in counts.values())
+    segment_rate = sum(c.retained for c in counts.values()) / pooled_n if pooled_n else 0.5
     entries = {}
     for play in candidates:
         c = counts.get(play, PlayCounts())
         low, high = wilson(c.retained, c.n)
+        estimate = (c.retained + PRIOR_OFFERS * segment_rate) / (c.n + PRIOR_OFFERS)
         entries[play] = {
             "play": play,
             "retained": c.retained,
@@ -140,17 +149,18 @@ def recommend(
             "pending": c.pending,
             "rate": round(c.retained / c.n, 4) if c.n else None,
             "interval": [low, high],
+            "estimate": round(estimate, 4),
             "horizon_days": horizons.get(play, default_horizon),
             "belief_id": beliefs.get(play),
             "summary": f"{play} in {segment}: {c.retained} of {c.n} retained, outcomes known at {stamp}",
         }
     allowed = sorted(
         (e for p, e in entries.items() if p not in blocks),
-        key=lambda e: (-e["interval"][0], -e["interval"][1], -e["n"], e["play"]),
+        key=lambda e: (-e["estimate"], -e["interval"][0], -e["n"], e["play"]),
     )
     for rank, entry in enumerate(allowed, start=1):
         entry["rank"] = rank
-        entry["why"] = _why_allowed(entry, rank, len(allowed), segment, stamp, history, account)
+        entry["why"] = _why_allowed(entry, rank, len(allowed), segment, segment_rate, stamp, history, account)
     excluded = []
     for play in sorted(blocks):
         entry = entries[play]
@@ -169,6 +179,8 @@ def recommend(
         "segment": segment,
         "now": now,
         "counts_known_at": now,
+        "segment_rate": round(segment_rate, 4) if pooled_n else None,
+        "segment_n": pooled_n,
         "linked_accounts": sorted(family - {account}),
         "recommendations": allowed[:limit],
         "excluded": excluded,
@@ -218,15 +230,22 @@ def _blocks(history: list[tuple[Intervention, State]], account: str) -> dict[str
     return blocks
 
 
-def _why_allowed(entry: dict, rank: int, total: int, segment: str, stamp: str, history, account: str) -> str:
+def _why_allowed(
+    entry: dict, rank: int, total: int, segment: str, segment_rate: float, stamp: str, history, account: str
+) -> str:
     low, high = entry["interval"]
+    prior = f"the segment's {segment_rate:.0%} with the weight of {PRIOR_OFFERS} offers"
     if entry["n"]:
         why = (
-            f"Ranked {rank} of {total} by the lower bound of its 95% interval: {entry['retained']} of {entry['n']} "
-            f"retained in {segment} ({low:.0%}–{high:.0%}), outcomes known at {stamp}."
+            f"Ranked {rank} of {total} by estimated retention {entry['estimate']:.0%}: {entry['retained']} of "
+            f"{entry['n']} retained in {segment}, outcomes known at {stamp} (95% interval {low:.0%}–{high:.0%}), "
+            f"shrunk toward {prior}."
         )
     else:
-        why = f"Ranked {rank} of {total}: no outcome known in {segment} at {stamp} yet (interval 0%–100%)."
+        why = (
+            f"Ranked {rank} of {total} by estimated retention {entry['estimate']:.0%}: no outcome known in {segment} "
+            f"at {stamp} yet, so its estimate is the segment's rate."
+        )
     if entry["pending"]:
         why += f" {entry['pending']} more offers in the segment are waiting for their outcome."
     tried = [(i, s) for i, s in history if i.play == entry["play"]]

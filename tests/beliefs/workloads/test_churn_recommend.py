@@ -56,11 +56,27 @@ def test_an_excluded_play_keeps_its_counts_interval_and_why(caller):
     assert [b["account"] for b in excluded["blocked_by"]] == ["acme"]
     top = result["recommendations"][0]
     assert (top["play"], top["retained"], top["n"], top["rank"]) == ("training", 4, 5, 1)
-    assert top["why"].startswith("Ranked 1 of 2 by the lower bound of its 95% interval: 4 of 5 retained in SMB")
+    # Segment: 6 of 11 retained; training (4 of 5) is estimated at (4 + 4 x 6/11) / (5 + 4) = 69%.
+    assert (result["segment_rate"], result["segment_n"], top["estimate"]) == (round(6 / 11, 4), 11, 0.6869)
+    assert top["why"].startswith("Ranked 1 of 2 by estimated retention 69%: 4 of 5 retained in SMB, outcomes known at")
     assert top["why"].endswith("Not tried on this account or a linked account.")
     second = result["recommendations"][1]
     assert second["play"] == "exec-review" and second["n"] == 0 and second["pending"] == 1
-    assert "no outcome known in SMB" in second["why"] and "Tried on linked account acme" in second["why"]
+    assert second["estimate"] == round(6 / 11, 4) and "no outcome known in SMB" in second["why"]
+    assert "Tried on linked account acme" in second["why"]
+
+
+def test_an_untried_play_is_proposed_before_one_known_to_do_worse_than_the_segment(caller):
+    segment_history(caller.bank)  # discount-10 2 of 5, training 4 of 5: the segment retains 6 of 10
+    ranked = recommend(bank=caller.bank, account="new", segment="SMB", now=T0 + days(70), plays=["success-plan"])
+    assert [r["play"] for r in ranked["recommendations"]] == ["training", "success-plan", "discount-10"]
+    # One lucky offer does not outrank a long record.
+    offer(caller.bank, "lucky", "success-plan", 0, "retained")
+    ranked = recommend(bank=caller.bank, account="new", segment="SMB", now=T0 + days(70))
+    assert [(r["play"], r["retained"], r["n"]) for r in ranked["recommendations"]][:2] == [
+        ("training", 4, 5),
+        ("success-plan", 1, 1),
+    ]
 
 
 def test_plays_offered_to_this_account_wait_for_their_outcome(caller):
