@@ -14,6 +14,7 @@ from beliefs.workloads.churn import (
     play_upsert,
     recommend,
 )
+from beliefs.workloads.churn.recommend import family_states
 from memoryhub.exceptions import InterventionAlreadyScored
 from tests.beliefs.consolidation_helpers import T0, days
 
@@ -227,3 +228,53 @@ def test_concurrent_reports_for_one_intervention_store_one_outcome():
         thread.join()
     assert results.count("stored") == 1 and len(results) == 4
     assert OutcomeEvent.objects.filter(intervention=intervention).count() == 1
+
+
+@pytest.mark.parametrize(
+    ("occurred", "reported", "named", "goes_to", "counts_from"),
+    [
+        ("2026-01-20", "2026-01-21", None, "discount-10", "2026-03-02"),
+        ("2026-03-02", "2026-03-20", None, "training", "2026-05-02"),
+        ("2026-03-02", "2026-03-20", "discount-10", "discount-10", "2026-03-20"),
+        ("2026-06-20", "2026-06-21", None, None, None),
+    ],
+)
+def test_the_timeline_in_the_readme(caller, occurred, reported, named, goes_to, counts_from):
+    from datetime import UTC, datetime
+
+    def at(day):
+        return datetime.fromisoformat(day).replace(tzinfo=UTC)
+
+    offers = {
+        "discount-10": intervention_record(
+            bank=caller.bank,
+            account="acme",
+            segment="SMB",
+            play="discount-10",
+            occurred_at=at("2026-01-01"),
+            horizon_days=60,
+        )[0],
+        "training": intervention_record(
+            bank=caller.bank,
+            account="acme",
+            segment="SMB",
+            play="training",
+            occurred_at=at("2026-02-01"),
+            horizon_days=90,
+        )[0],
+    }
+    recorded = outcome_record(
+        bank=caller.bank,
+        account="acme",
+        result="retained",
+        occurred_at=at(occurred),
+        recorded_at=at(reported),
+        event_id="e",
+        intervention_id=offers[named].pk if named else None,
+    )
+    expected = offers[goes_to].pk if goes_to else None
+    assert recorded.outcome.intervention_id == expected
+    assert recorded.outcome.counts_from == (at(counts_from) if counts_from else None)
+    if goes_to is None:  # and the last row: nothing for training by Jun 1 is unknown from then
+        states = {i.play: s.state for i, s in family_states(bank=caller.bank, accounts={"acme"}, now=at("2026-06-01"))}
+        assert states["training"] == "unknown"
