@@ -15,6 +15,7 @@ from rest_framework import exceptions as drf_exceptions
 from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+from rest_framework.views import set_rollback
 
 
 class MemoryHubError(Exception):
@@ -179,6 +180,16 @@ class ReviewDecisionInvalid(MemoryHubError):
     default_detail = "This decision does not apply to this kind of review item."
 
 
+class ImportLineInvalid(MemoryHubError):
+    default_code = "import_line_invalid"
+    default_detail = "A line of the import is not a valid record ('extra.line'); nothing of its batch was stored."
+
+
+class ImportFormatUnknown(MemoryHubError):
+    default_code = "import_format_unknown"
+    default_detail = "Unknown import format; use memoryhub, jsonl or mem0."
+
+
 class LLMError(MemoryHubError):
     """The configured LLM failed, timed out or answered with something unusable."""
 
@@ -210,6 +221,11 @@ def exception_handler(exc, context):
     """Render every error as ``{"code", "detail", "extra"}``."""
     if isinstance(exc, MemoryHubError):
         return _error(exc.default_code, exc.detail, exc.status_code, exc.extra)
+    from memoryhub.unavailable import DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS, is_dependency_error
+
+    if is_dependency_error(exc):
+        set_rollback()
+        return Response(DATABASE_UNAVAILABLE, status=503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
     if isinstance(exc, RequestDataTooBig):
         return _error("payload_too_large", "The request body is larger than the server accepts.", 413)
     if isinstance(exc, TooManyFieldsSent):
