@@ -13,7 +13,6 @@ from beliefs.migrations._rls import disable, enable
 
 
 BACKFILL = """
-SELECT set_config('app.rls_bypass', 'on', true);
 UPDATE beliefs_intervention SET horizon_closes_at = occurred_at + horizon_days * interval '1 day';
 UPDATE beliefs_outcomeevent SET recorded_at = created_at;
 UPDATE beliefs_triagedecision SET belief_status = 'active' WHERE decision = 'suppress';
@@ -38,7 +37,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('banks', '0002_api_key_scopes_expiry_limits'),
-        ('beliefs', '0012_workloads_rls'),
+        ('beliefs', '0013_maintenance_role'),
     ]
 
     operations = [
