@@ -10,7 +10,9 @@ from django.utils import timezone
 from banks.web.access import BankPageView
 from beliefs.models import Intervention, Play, TriageDecision
 from beliefs.web.pagination import paginate
-from beliefs.workloads.churn import segment_effectiveness, wilson
+from beliefs.workloads.churn import segment_counts, wilson
+from beliefs.workloads.churn.selectors import intervention_list, intervention_states
+from beliefs.workloads.churn.timeline import AWAITING, IN_FLIGHT
 from reviews.models import ReviewItem
 
 
@@ -51,7 +53,7 @@ class SuppressionLogPage(BankPageView):
         )
 
 
-HORIZON_BUCKETS = [("overdue", None, 0), ("within 7 days", 0, 7), ("within 30 days", 7, 30), ("later", 30, None)]
+HORIZON_BUCKETS = [("within 7 days", 7), ("within 30 days", 30), ("later", None)]
 
 
 class ChurnPlaysPage(BankPageView):
@@ -64,27 +66,32 @@ class ChurnPlaysPage(BankPageView):
         )
         table = []
         for segment in segments:
-            stats = segment_effectiveness(bank=self.bank, segment=segment, now=now)
             plays = []
-            for play, entry in stats.items():
-                low, high = wilson(entry["retained"], entry["n"])
-                plays.append({"play": play, **entry, "rate": entry["retained"] / entry["n"], "low": low, "high": high})
-            plays.sort(key=lambda p: (-p["low"], -p["n"], p["play"]))
+            for play, counts in segment_counts(bank=self.bank, segment=segment, now=now).items():
+                low, high = wilson(counts.retained, counts.n)
+                rate = counts.retained / counts.n if counts.n else None
+                plays.append({"play": play, "counts": counts, "rate": rate, "low": low, "high": high})
+            plays.sort(key=lambda p: (-p["low"], -p["counts"].n, p["play"]))
             table.append((segment, plays))
-        open_rows = list(
-            Intervention.objects.filter(bank=self.bank, outcome=Intervention.Outcome.PENDING)
-            .only("id", "account", "segment", "play", "occurred_at", "horizon_days")
-            .order_by("occurred_at")
+        candidates = list(
+            intervention_list(bank=self.bank).filter(horizon_closes_at__gt=now - timedelta(days=365)).only(
+                "id", "account", "segment", "play", "occurred_at", "horizon_closes_at"
+            )[:500]
         )
-        buckets = {name: [] for name, _, _ in HORIZON_BUCKETS}
+        states = intervention_states(bank=self.bank, interventions=candidates, now=now)
+        open_rows = sorted(
+            (row for row in candidates if states[row.pk][0].state in (IN_FLIGHT, AWAITING)),
+            key=lambda row: row.horizon_closes_at,
+        )
+        buckets = {name: [] for name, _ in HORIZON_BUCKETS}
+        buckets["horizon closed, awaiting the outcome"] = []
         for row in open_rows:
-            closes = row.occurred_at + timedelta(days=row.horizon_days)
-            days = (closes - now).total_seconds() / 86400
-            row.closes_at = closes
-            for name, low, high in HORIZON_BUCKETS:
-                if (low is None or days >= low) and (high is None or days < high):
-                    buckets[name].append(row)
-                    break
+            if states[row.pk][0].state == AWAITING:
+                buckets["horizon closed, awaiting the outcome"].append(row)
+                continue
+            days = (row.horizon_closes_at - now).total_seconds() / 86400
+            name = next(name for name, limit in HORIZON_BUCKETS if limit is None or days < limit)
+            buckets[name].append(row)
         guidance = list(Play.objects.filter(bank=self.bank).only("id", "text", "play", "segment").order_by("segment"))
         return self.render(
             "beliefs/churn_plays.html",

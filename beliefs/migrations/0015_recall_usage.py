@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('banks', '0003_bank_roles'),
-        ('beliefs', '0013_maintenance_role'),
+        ('beliefs', '0014_churn_attribution_play_catalogue'),
     ]
 
     operations = [
