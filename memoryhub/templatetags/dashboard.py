@@ -69,6 +69,31 @@ def percent(value, digits: int = 0) -> str:
 
 
 @register.filter
+def as_json(value) -> str:
+    """Pretty JSON for metadata blocks (escaped by the template like any other text)."""
+    import json
+
+    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str)
+
+
+SORT_LABELS = {
+    "confidence": "confidence",
+    "proofs": "proof count",
+    "confirmed": "last confirmation",
+    "subject": "subject",
+}
+
+
+@register.filter
+def sort_label(sort: str) -> str:
+    """``-proofs`` → ``proof count, highest first``."""
+    if not sort:
+        return "confidence, highest first"
+    name = SORT_LABELS.get(sort.lstrip("-"), sort.lstrip("-"))
+    return f"{name}, {'highest or newest first' if sort.startswith('-') else 'lowest or oldest first'}"
+
+
+@register.filter
 def get_item(mapping, key):
     return (mapping or {}).get(key)
 
