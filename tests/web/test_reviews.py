@@ -101,3 +101,13 @@ def test_decided_items_stay_browsable_with_who_when_and_why(client_as, ops):
     assert "not proven" in html and f"user:{ops.users[Role.REVIEWER].username}" in html
     pending = client.get(bank_path(ops, "reviews/")).content.decode()
     assert f'id="item-{ops.lesson.pk}"' not in pending and f'id="item-{ops.suppression.pk}"' in pending
+
+
+def test_the_api_applies_the_same_roles_to_people(ops):
+    viewer, reviewer = APIClient(), APIClient()
+    viewer.force_login(ops.users[Role.VIEWER])
+    reviewer.force_login(ops.users[Role.REVIEWER])
+    url = f"/api/v1/banks/ops/review-items/{ops.lesson.pk}/reject"
+    refused = viewer.post(url, {"comment": "no"}, format="json")
+    assert refused.status_code == 403 and refused.json()["code"] == "permission_denied"
+    assert reviewer.post(url, {"comment": "no"}, format="json").json()["status"] == "rejected"
