@@ -80,3 +80,42 @@ def lesson_support(*, bank: Bank, items: list[ReviewItem]) -> dict[int, dict]:
             "pending": stats.get("pending", 0),
         }
     return support
+
+
+def audit_events(
+    *,
+    tenant,
+    bank: Bank | None = None,
+    action: str = "",
+    actor: str = "",
+    target: str = "",
+    bank_slug: str = "",
+    request_id: str = "",
+    since=None,
+    until=None,
+):
+    """The tenant's audit events (or one bank's), newest first, filtered; every filter uses an indexed column
+    or narrows rows already found through one (``tenant``/``bank`` with ``created_at``).
+
+    ``action`` ending in ``.`` (``api_key.``) matches the whole family; ``actor`` and ``target`` match a prefix.
+    """
+    from reviews.models import AuditEvent
+
+    events = AuditEvent.objects.filter(tenant=tenant)
+    if bank is not None:
+        events = events.filter(bank=bank)
+    if bank_slug:
+        events = events.filter(bank_slug=bank_slug)
+    if action:
+        events = events.filter(action__startswith=action) if action.endswith(".") else events.filter(action=action)
+    if actor:
+        events = events.filter(actor__startswith=actor)
+    if target:
+        events = events.filter(target__startswith=target)
+    if request_id:
+        events = events.filter(request_id=request_id)
+    if since is not None:
+        events = events.filter(created_at__gte=since)
+    if until is not None:
+        events = events.filter(created_at__lt=until)
+    return events.order_by("-created_at", "-id")

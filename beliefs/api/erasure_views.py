@@ -14,11 +14,10 @@ from banks.scoping import (
     tenants_for_caller,
 )
 from beliefs.models import ErasureRequest
-from beliefs.services.forget import erasure_request_create
+from beliefs.services.forget import erasure_request_create_and_audit
 from memoryhub.exceptions import ErasureRequestNotFound
 from memoryhub.pagination import paginate, paginated_schema
 from memoryhub.serializers import StrictInputSerializer
-from reviews.services.audit import audit_record
 
 
 class ErasureRequestInputSerializer(StrictInputSerializer):
@@ -68,11 +67,8 @@ class ErasureRequestListCreateApi(TenantScopedAPIView):
         else:
             bank, tenant = None, tenant_for_admin_action(request, data.get("tenant"), "erase across a tenant")
         self.scope_tenant(tenant.pk)
-        erasure = erasure_request_create(
-            tenant=tenant, bank=bank, subject=data["subject"], requested_by=requester(request)
-        )
-        audit_record(
-            request=request, tenant=tenant, bank=bank, action="erasure.requested", target=f"erasure:{erasure.pk}"
+        erasure = erasure_request_create_and_audit(
+            request=request, tenant=tenant, bank=bank, subject=data["subject"], requested_by=requester(request)
         )
         return Response(ErasureRequestOutputSerializer(erasure).data, status=status.HTTP_202_ACCEPTED)
 

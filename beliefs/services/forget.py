@@ -111,6 +111,15 @@ def erasure_request_create(*, tenant, bank: Bank | None, subject: str, requested
     return request
 
 
+def erasure_request_create_and_audit(
+    *, request=None, tenant, bank: Bank | None, subject: str, requested_by: str, **options
+) -> ErasureRequest:
+    """File an erasure request (``erasure_request_create``) and audit it: the API and the erasure page call this."""
+    erasure = erasure_request_create(tenant=tenant, bank=bank, subject=subject, requested_by=requested_by, **options)
+    audit_record(request=request, tenant=tenant, bank=bank, action="erasure.requested", target=f"erasure:{erasure.pk}")
+    return erasure
+
+
 def erasure_request_run(*, request_id: int) -> ErasureRequest:
     """Erase the request's subject everywhere it reaches and write the receipt. Safe to run twice."""
     with transaction.atomic():

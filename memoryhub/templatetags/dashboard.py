@@ -76,6 +76,15 @@ def as_json(value) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str)
 
 
+@register.filter
+def as_json_compact(value, limit: int = 300) -> str:
+    """One-line JSON, cut at ``limit`` characters (audit details in a table cell)."""
+    import json
+
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(", ", ": "), default=str)
+    return text if len(text) <= int(limit) else text[: int(limit) - 1] + "…"
+
+
 SORT_LABELS = {
     "confidence": "confidence",
     "proofs": "proof count",

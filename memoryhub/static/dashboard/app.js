@@ -20,6 +20,28 @@
     if (question && !window.confirm(question)) event.preventDefault();
   }, true);
 
+  /* <button data-copy="element-id"> copies that element's text (a new API key, a first password). */
+  document.addEventListener("click", function (event) {
+    var trigger = event.target.closest && event.target.closest("[data-copy]");
+    if (!trigger) return;
+    var source = document.getElementById(trigger.getAttribute("data-copy"));
+    if (!source) return;
+    var done = function () { trigger.textContent = "Copied"; };
+    var select = function () {
+      var range = document.createRange();
+      range.selectNodeContents(source);
+      var selection = window.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+      trigger.textContent = "Selected: press Ctrl+C";
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(source.textContent.trim()).then(done, select);
+    } else {
+      select();
+    }
+  });
+
   /* ---- Review queue: j/k move, x select, a accept, r reject, o overturn, A accept selected, ? help ---- */
   function queueItems() {
     return Array.prototype.slice.call(document.querySelectorAll(".queue-item[data-item-id]"));
