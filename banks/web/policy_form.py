@@ -13,7 +13,6 @@ same row.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
 
 from django import forms
 
@@ -83,8 +82,7 @@ def field_name(dotted: str) -> str:
 
 
 def _default(dotted: str):
-    value = getattr(BankPolicy(), FIELDS[dotted][2])
-    return value
+    return getattr(BankPolicy(), FIELDS[dotted][2])
 
 
 def _form_field(dotted: str) -> forms.Field:
@@ -102,14 +100,15 @@ def _form_field(dotted: str) -> forms.Field:
 
 
 def _stored(policy: dict, dotted: str):
+    """The value the form starts from: the stored one, else the default; 90 rather than 90.0."""
     section, key = dotted.split(".")
     value = (policy.get(section) or {}).get(key)
     if value is None:
-        return _default(dotted) if dotted in FIELDS else None
-    if value is True and _SHAPE[section][key][0] == "ip":  # legacy true/false for IP addresses
-        return "all"
-    if value is False and _SHAPE[section][key][0] == "ip":
-        return "off"
+        value = _default(dotted) if dotted in FIELDS else None
+    if _SHAPE[section][key][0] == "ip" and isinstance(value, bool):  # legacy true/false for IP addresses
+        return "all" if value else "off"
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
     return value
 
 
@@ -195,11 +194,3 @@ class BankSettingsForm(forms.Form):
             changed["policy"] = policy
         return changed
 
-
-@dataclass(frozen=True)
-class PolicyRow:
-    """One line of the policy summary: the key, its effective value, and whether the bank set it."""
-
-    key: str
-    value: object
-    is_set: bool
