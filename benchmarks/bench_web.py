@@ -13,6 +13,7 @@ import argparse
 import hashlib
 import random
 from datetime import UTC, datetime, timedelta
+from urllib.parse import urlencode
 
 from common import Timer, machine, rss_mb, setup_django, summary_ms, synthetic_episode, write_result
 
@@ -228,6 +229,14 @@ def build(args, rng: random.Random):
     return tenant, bank, user, featured, episodes[0]
 
 
+def _get(client, path: str):
+    """One request, its body read to the end (a streamed CSV is timed whole)."""
+    response = client.get(path)
+    if response.streaming:
+        b"".join(response.streaming_content)
+    return response
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--beliefs", type=int, default=10_000)
@@ -268,22 +277,35 @@ def main() -> None:
         "mental models": base + "mental-models/",
     }
     try:
-        pages["audit log"] = reverse(
-            "banks_web:bank-audit", kwargs={"tenant_slug": tenant.slug, "bank_slug": bank.slug}
-        )
+        audit = reverse("banks_web:bank-audit", kwargs={"tenant_slug": tenant.slug, "bank_slug": bank.slug})
     except NoReverseMatch:
-        pass  # the admin pages are not part of this build
+        audit = None  # the admin pages are not part of this build
+    if audit:
+        from reviews.models import AuditEvent
+
+        with rls_bypass():  # the row the 50th page starts after (pages walk a cursor, never an offset)
+            deep = AuditEvent.objects.filter(bank=bank).order_by("-created_at", "-id")[49 * 50]
+        settings_base = base + "settings/"
+        pages["audit log"] = audit
+        pages["audit log, 50th page"] = audit + "?" + urlencode({"before": f"{deep.created_at.isoformat()}_{deep.pk}"})
+        pages["audit log, filtered"] = audit + "?action=review.&actor=api-key:k3"
+        pages[f"audit log CSV ({args.audit:,} events)"] = audit + "?format=csv"
+        pages["tenant audit log"] = f"/t/{tenant.slug}/audit/"
+        pages["bank policy form"] = settings_base + "policy/"
+        pages["bank API keys"] = settings_base + "api-keys/"
+        pages["bank members"] = settings_base + "members/"
+        pages["tenant members"] = f"/t/{tenant.slug}/members/"
     results = {}
     for name, path in pages.items():
         for _ in range(3):
-            assert client.get(path).status_code == 200, path
+            assert _get(client, path).status_code == 200, path
         executed = []  # counted by a wrapper: Django clears its own query log when a request starts
         with connection.execute_wrapper(lambda execute, *a, seen=executed: seen.append(1) or execute(*a)):
-            client.get(path)
+            _get(client, path)
         times = []
         for _ in range(args.requests):
             with Timer() as one:
-                response = client.get(path)
+                response = _get(client, path)
             assert response.status_code == 200
             times.append(one.seconds)
         results[name] = {**summary_ms(times), "queries": len(executed), "path": path.replace(base, "…/")}

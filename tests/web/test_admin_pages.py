@@ -8,7 +8,6 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-import beliefs.tasks  # noqa: F401  (enqueued work runs eagerly only for tasks that are registered)
 from banks.models import ApiKey, Membership
 from banks.permissions import Role, bank_roles
 from beliefs.models import DefenseRescan, ErasureRequest

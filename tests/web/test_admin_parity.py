@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.forms.models import model_to_dict
 from rest_framework.test import APIClient
 
-import beliefs.tasks  # noqa: F401  (enqueued work runs eagerly only for tasks that are registered)
 from banks.models import ApiKey
 from banks.permissions import Role
 from beliefs.models import DefenseRescan, ErasureRequest

@@ -6,7 +6,6 @@ import re
 
 from playwright.sync_api import expect
 
-import beliefs.tasks  # noqa: F401  (enqueued work runs eagerly only for tasks that are registered)
 from banks.models import ApiKey
 from banks.permissions import Role
 from beliefs.models import ErasureRequest
