@@ -153,6 +153,7 @@ def build(args, rng: random.Random):
                 value=rng.randint(1, 900),
                 decided_at=start + timedelta(days=120, minutes=i),
                 decision="suppress",
+                belief_status="active",
                 belief=beliefs[i],
                 proof_count=beliefs[i].proof_count,
                 confidence=beliefs[i].confidence,

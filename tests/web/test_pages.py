@@ -156,7 +156,7 @@ def test_suppression_log_shows_citations_and_the_review_outcome(client_as, ops):
     client.post(bank_path(ops, f"reviews/{ops.suppression.pk}/decide"), {"decision": "overturn", "comment": "real one"})
     html = client.get(bank_path(ops, "anomaly/suppressions/")).content.decode()
     assert "DiskLatencyHigh</strong> on db-01" in html
-    assert "Analyst closed DiskLatencyHigh on db-01 as benign" in html  # a cited quote
+    assert "backup window, week 4" in html  # a cited quote: the analyst's own words
     assert "badge-overturned" in html and "real one" in html
 
 
