@@ -1,7 +1,7 @@
-"""Bank administration pages: settings and policy, members and roles, erasure requests, Memory Defense.
+"""Bank administration pages: settings and policy, members and roles, Memory Defense.
 
 Bank admins (and tenant admins) only; each action calls the service the API calls, so
-the browser and the API leave the same rows. Keys and the audit log have their own modules.
+the browser and the API leave the same rows. Keys, erasure and the audit log have their own modules.
 """
 
 from __future__ import annotations
@@ -17,11 +17,10 @@ from banks.permissions import Role, role_from_codenames
 from banks.policy import bank_policy
 from banks.services.banks import bank_role_set, bank_settings_change
 from banks.web.access import BankPageView
-from banks.web.forms import BANK_ROLE_CHOICES, BANK_ROLES, AddBankMemberForm, BankRoleForm, ErasureForm
+from banks.web.forms import BANK_ROLE_CHOICES, BANK_ROLES, AddBankMemberForm, BankRoleForm
 from banks.web.policy_form import BankSettingsForm
-from beliefs.models import DefenseRescan, Episode, ErasureRequest
+from beliefs.models import DefenseRescan, Episode
 from beliefs.services.defense_rescan import defense_rescan_start_and_audit
-from beliefs.services.forget import erasure_request_create_and_audit
 from reviews.services.audit import actor_of
 
 ADMIN = {"GET": Role.BANK_ADMIN, "POST": Role.BANK_ADMIN}
@@ -127,78 +126,6 @@ class BankMembersPage(BankPageView):
             done = f"now {role.label}" if role > Role.NONE else "no longer has access"
             messages.success(request, f"{user.get_username()} {done} in {self.bank.name}.")
         return _bank_redirect("banks_web:bank-members", self)
-
-
-class BankErasurePage(BankPageView):
-    """Erasure requests of this bank: file one, follow its progress, read its receipt."""
-
-    roles = ADMIN
-
-    def get(self, request, tenant_slug: str, bank_slug: str, form=None):
-        erasures = list(
-            ErasureRequest.objects.filter(tenant=self.tenant, bank=self.bank).order_by("-created_at", "-id")[:100]
-        )
-        return self.render(
-            "banks/erasure_list.html",
-            {"form": form or ErasureForm(), "erasures": erasures},
-            status=400 if form is not None else 200,
-        )
-
-    def post(self, request, tenant_slug: str, bank_slug: str):
-        form = ErasureForm(request.POST)
-        if not form.is_valid():
-            return self.get(request, tenant_slug, bank_slug, form=form)
-        erasure = erasure_request_create_and_audit(
-            request=request,
-            tenant=self.tenant,
-            bank=self.bank,
-            subject=form.cleaned_data["subject"].strip(),
-            requested_by=actor_of(request),
-        )
-        messages.success(request, f"Erasure request {erasure.pk} filed; the erasure worker runs it now.")
-        return _bank_redirect("banks_web:bank-erasure-detail", self, request_id=erasure.pk)
-
-
-class BankErasureDetailPage(BankPageView):
-    """One request: its status while it runs (the page polls), then its receipt (kinds and counts, no content)."""
-
-    roles = {"GET": Role.BANK_ADMIN}
-
-    def get(self, request, tenant_slug: str, bank_slug: str, request_id: int):
-        erasure = ErasureRequest.objects.filter(tenant=self.tenant, bank=self.bank, pk=request_id).first()
-        if erasure is None:
-            raise Http404("No such erasure request in this bank.")
-        context = {"erasure": erasure, "receipt": receipt_rows(erasure.receipt)}
-        if request.headers.get("HX-Request"):
-            return self.render("banks/partials/erasure_status.html", context)
-        return self.render("banks/erasure_detail.html", context)
-
-
-RECEIPT_LABELS = {
-    "episodes": "Episodes deleted",
-    "episodes_deleted": "Episodes deleted",
-    "episodes_redacted": "Episodes of other subjects redacted",
-    "facts": "Facts deleted",
-    "evidence": "Evidence quotes deleted",
-    "entity_links": "Entity links deleted",
-    "queued_items": "Queued retain items dropped",
-    "beliefs_reassessed": "Beliefs re-assessed",
-    "beliefs_retracted_and_scrubbed": "Beliefs retracted and their wording erased",
-    "mental_models": "Mental models rebuilt",
-    "beliefs": "Beliefs rebuilt",
-}
-
-
-def receipt_rows(receipt: dict) -> list[tuple[str, str, int]]:
-    """``[(group, label, count)]`` for every count in a receipt, whatever kinds it lists."""
-    rows = []
-    for group in ("removed", "redacted", "rebuilt"):
-        for kind, count in sorted((receipt.get(group) or {}).items()):
-            if isinstance(count, int):
-                rows.append((group, RECEIPT_LABELS.get(kind, kind.replace("_", " ").capitalize()), count))
-    if "episodes_redacted" in receipt and not receipt.get("redacted"):
-        rows.append(("redacted", RECEIPT_LABELS["episodes_redacted"], receipt["episodes_redacted"]))
-    return rows
 
 
 class BankDefensePage(BankPageView):

@@ -99,6 +99,13 @@ class ErasureForm(forms.Form):
         label="I understand this cannot be undone: the subject's episodes and everything derived from them go.",
     )
 
+    def __init__(self, *args, banks=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if banks is not None:  # the tenant page: every bank at once, or one
+            choices = [("", "Every bank of the tenant")] + [(b.slug, f"Only {b.name} ({b.slug})") for b in banks]
+            self.fields["bank"] = forms.ChoiceField(choices=choices, required=False, label="Where")
+            self.order_fields(["subject", "bank", "confirm"])
+
 
 class TenantForm(forms.Form):
     name = forms.CharField(max_length=200)

@@ -44,6 +44,7 @@ ENTRIES: list[NavEntry] = [
     NavEntry("Tenant settings", "banks_web:tenant-settings", "tenant", "tenant", Role.TENANT_ADMIN),
     NavEntry("Tenant members", "banks_web:tenant-members", "tenant", "tenant", Role.TENANT_ADMIN),
     NavEntry("Tenant API keys", "banks_web:tenant-api-keys", "tenant", "tenant", Role.TENANT_ADMIN),
+    NavEntry("Tenant erasure requests", "banks_web:tenant-erasure", "tenant", "tenant", Role.TENANT_ADMIN),
     NavEntry("Tenant audit log", "banks_web:tenant-audit", "tenant", "tenant", Role.TENANT_ADMIN),
 ]
 

@@ -23,7 +23,7 @@ def tenant_path(ops, path: str = "") -> str:
 
 BANK_ADMIN_PAGES = ["settings/policy/", "settings/members/", "settings/api-keys/", "settings/erasure/",
                     "settings/defense/", "settings/audit/"]  # fmt: skip
-TENANT_ADMIN_PAGES = ["settings/", "members/", "api-keys/", "audit/"]
+TENANT_ADMIN_PAGES = ["settings/", "members/", "api-keys/", "erasure/", "audit/"]
 
 
 def test_bank_admin_pages_need_bank_admin_and_appear_in_the_sidebar_for_them(client_as, ops):
@@ -56,7 +56,13 @@ def test_tenant_admin_pages_need_a_tenant_admin(client_as, ops):
             assert client_as(role).get(tenant_path(ops, path)).status_code == 403, (role, path)
     admin = client_as(Role.TENANT_ADMIN)
     home = admin.get(tenant_path(ops)).content.decode()
-    for label in ("Tenant settings", "Tenant members", "Tenant API keys", "Tenant audit log"):
+    for label in (
+        "Tenant settings",
+        "Tenant members",
+        "Tenant API keys",
+        "Tenant erasure requests",
+        "Tenant audit log",
+    ):
         assert f">{label}</a>" in home
     for path in TENANT_ADMIN_PAGES:
         assert admin.get(tenant_path(ops, path)).status_code == 200, path
@@ -286,6 +292,30 @@ def test_an_erasure_filed_in_the_browser_runs_and_its_receipt_lists_counts_not_c
     assert "erased (kept as a hash)" in listing
 
 
+def test_a_tenant_admin_erases_a_subject_in_every_bank_at_once(
+    client_as, ops, eager_tasks, django_capture_on_commit_callbacks
+):
+    from beliefs.models import Episode
+    from beliefs.services.retain import RetainItem, retain
+    from tests.factories import BankFactory
+
+    sibling = BankFactory(tenant=ops.tenant, slug="support")
+    retain(bank=sibling, items=[RetainItem(content="Ticket from host db-01 owner.", subject="host:db-01")])
+    client = client_as(Role.TENANT_ADMIN)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(tenant_path(ops, "erasure/"), {"subject": "HOST:DB-01", "bank": "", "confirm": "on"})
+    erasure = ErasureRequest.objects.get(tenant=ops.tenant)
+    assert response["Location"] == tenant_path(ops, f"erasure/{erasure.pk}/")
+    assert (erasure.scope, erasure.bank_id, erasure.status, erasure.receipt["banks"]) == ("tenant", None, "done", 2)
+    assert not Episode.objects.filter(tenant=ops.tenant, subject__iexact="host:db-01").exists()
+    html = client.get(response["Location"]).content.decode()
+    assert "every bank of the tenant" in html and "2 banks searched" in html
+    assert "every bank" in client.get(tenant_path(ops, "erasure/")).content.decode()
+    # A bank admin files for their bank only; the tenant page is not theirs.
+    assert client_as(Role.BANK_ADMIN).get(tenant_path(ops, f"erasure/{erasure.pk}/")).status_code == 403
+    assert client_as(Role.BANK_ADMIN).get(bank_path(ops, f"settings/erasure/{erasure.pk}/")).status_code == 404
+
+
 def test_tenant_admin_adds_a_new_account_once_shown_password_and_manages_roles(client_as, ops):
     client = client_as(Role.TENANT_ADMIN)
     response = client.post(
@@ -374,6 +404,7 @@ ADMIN_QUERY_COUNT = {
     "tenant:settings/": 12,
     "tenant:members/": 13,
     "tenant:api-keys/": 11,
+    "tenant:erasure/": 11,
     "tenant:audit/": 11,
 }
 

@@ -63,6 +63,7 @@ def test_an_admin_issues_a_key_sees_it_once_files_an_erasure_and_reads_its_recei
         ("38-admin-tenant-settings", tenant + "settings/", "Tenant settings"),
         ("39-admin-tenant-members", tenant + "members/", "Tenant members"),
         ("40-admin-tenant-api-keys", tenant + "api-keys/", "Tenant API keys"),
+        ("44-admin-tenant-erasure", tenant + "erasure/", "Tenant erasure requests"),
         ("41-admin-tenant-audit", tenant + "audit/", "Tenant audit log"),
     ]
     for name, path, heading in pages:
