@@ -21,6 +21,8 @@ from banks.web.forms import BANK_ROLE_CHOICES, BANK_ROLES, AddBankMemberForm, Ba
 from banks.web.policy_form import BankSettingsForm
 from beliefs.models import DefenseRescan, Episode
 from beliefs.services.defense_rescan import defense_rescan_start_and_audit
+from beliefs.services.quarantine import episode_release_and_audit
+from memoryhub.exceptions import EpisodeNotFound
 from reviews.services.audit import actor_of
 
 ADMIN = {"GET": Role.BANK_ADMIN, "POST": Role.BANK_ADMIN}
@@ -139,16 +141,29 @@ class BankDefensePage(BankPageView):
         context = {"rescans": rescans, "running": running, "policy": bank_policy(self.bank)}
         if request.headers.get("HX-Request"):
             return self.render("banks/partials/rescans.html", context)
-        flagged = Episode.objects.filter(bank=self.bank, quarantine_released_at__isnull=True).exclude(
-            injection_flags=[]
+        flagged = (
+            Episode.objects.filter(bank=self.bank, quarantine_released_at__isnull=True, echo_of__isnull=True)
+            .exclude(injection_flags=[])
+            .order_by("-occurred_at", "-id")
         )
-        context["quarantined"] = flagged.count()
+        context["quarantined"] = list(flagged.only("id", "occurred_at", "source", "subject", "injection_flags")[:20])
+        context["quarantined_total"] = flagged.count()
         context["episodes_url"] = reverse(
             "beliefs_web:episode-list", kwargs={"tenant_slug": tenant_slug, "bank_slug": bank_slug}
         )
         return self.render("banks/defense.html", context)
 
     def post(self, request, tenant_slug: str, bank_slug: str):
+        if request.POST.get("action") == "release":
+            episode_id = request.POST.get("episode", "")
+            if not episode_id.isdigit():
+                raise Http404("No such episode in this bank.")
+            try:
+                episode_release_and_audit(request=request, bank=self.bank, episode_id=int(episode_id))
+            except EpisodeNotFound as exc:
+                raise Http404("No such episode in this bank.") from exc
+            messages.success(request, f"Episode {episode_id} released: its facts may now support beliefs.")
+            return _bank_redirect("banks_web:bank-defense", self)
         rescan = defense_rescan_start_and_audit(request=request, bank=self.bank)
         messages.success(request, f"Re-scan {rescan.pk} started: {rescan.total} stored episodes to scan.")
         return _bank_redirect("banks_web:bank-defense", self)
