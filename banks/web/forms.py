@@ -133,21 +133,10 @@ class AddTenantMemberForm(forms.Form):
     def clean(self):
         data = super().clean()
         name = (data.get("username") or "").strip()
-        if not name:
-            return data
-        users = get_user_model().objects
-        found = users.filter(username=name).first() or (
-            users.filter(email__iexact=name).first() if "@" in name else None
-        )
-        data["existing"] = found
-        if found is None:
-            if not data.get("create"):
-                self.add_error("username", "No account has this user name or e-mail; tick “create” to make one.")
-            else:
-                try:
-                    UnicodeUsernameValidator()(name)
-                except forms.ValidationError as exc:
-                    self.add_error("username", exc)
+        if name:
+            data["existing"], error = find_account(name, create=bool(data.get("create")))
+            if error:
+                self.add_error("username", error)
         return data
 
 
@@ -190,3 +179,45 @@ class AuditFilterForm(forms.Form):
             "since": datetime.combine(data["since"], time.min, tzinfo=UTC) if data["since"] else None,
             "until": datetime.combine(data["until"], time.min, tzinfo=UTC) + day if data["until"] else None,
         }
+
+
+class TenantCreateForm(forms.Form):
+    """A new tenant (staff only) and its first admin: an existing account, or a new one."""
+
+    slug = forms.CharField(max_length=63, validators=[slug_validator], help_text="Part of every URL; cannot change.")
+    name = forms.CharField(max_length=200)
+    admin = forms.CharField(max_length=150, label="First admin (user name or e-mail)")
+    email = forms.EmailField(required=False, label="E-mail for a new account")
+    create = forms.BooleanField(required=False, label="Create the account if there is none")
+
+    def clean_slug(self):
+        from banks.models import Tenant
+
+        slug = self.cleaned_data["slug"]
+        if Tenant.objects.filter(slug=slug).exists():
+            raise forms.ValidationError("A tenant with this slug exists.")
+        return slug
+
+    def clean(self):
+        data = super().clean()
+        name = (data.get("admin") or "").strip()
+        if name:
+            data["existing"], error = find_account(name, create=bool(data.get("create")))
+            if error:
+                self.add_error("admin", error)
+        return data
+
+
+def find_account(name: str, *, create: bool):
+    """``(account or None, error or None)`` for a user name or e-mail; None with no error means "create it"."""
+    users = get_user_model().objects
+    found = users.filter(username=name).first() or (users.filter(email__iexact=name).first() if "@" in name else None)
+    if found is not None:
+        return found, None
+    if not create:
+        return None, "No account has this user name or e-mail; tick “create” to make one."
+    try:
+        UnicodeUsernameValidator()(name)
+    except forms.ValidationError as exc:
+        return None, exc.messages[0]
+    return None, None

@@ -7,7 +7,7 @@ members, keys and policy are this app's concern. The URL names are the ones the 
 
 from django.urls import path
 
-from banks.web import audit, bank_admin, erasure, keys, tenant_admin, views
+from banks.web import audit, bank_admin, erasure, keys, staff, tenant_admin, views
 
 app_name = "banks_web"
 
@@ -15,6 +15,7 @@ TENANT = "t/<slug:tenant_slug>/"
 BANK = TENANT + "banks/<slug:bank_slug>/settings/"
 
 urlpatterns = [
+    path("staff/tenants/", staff.StaffTenantsPage.as_view(), name="staff-tenants"),
     path(TENANT, views.TenantHomePage.as_view(), name="tenant-home"),
     path(TENANT + "settings/", tenant_admin.TenantSettingsPage.as_view(), name="tenant-settings"),
     path(TENANT + "members/", tenant_admin.TenantMembersPage.as_view(), name="tenant-members"),

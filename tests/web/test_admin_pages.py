@@ -463,3 +463,37 @@ def test_quarantined_episodes_are_listed_and_a_bank_admin_releases_one(client_as
     assert (
         client.post(bank_path(ops, "settings/defense/"), {"action": "release", "episode": "999999"}).status_code == 404
     )
+
+
+def test_staff_create_a_tenant_with_its_first_admin_and_join_one_others_get_404(ops):
+    from banks.models import Tenant
+
+    outsider = Client()
+    outsider.force_login(ops.users[Role.TENANT_ADMIN])  # a tenant admin, but not staff
+    assert outsider.get("/staff/tenants/").status_code == 404
+    assert outsider.post("/staff/tenants/", {"slug": "x", "name": "X", "admin": "y", "create": "on"}).status_code == 404
+    staff_user = get_user_model().objects.create_user("operator", password="x", is_staff=True)
+    staff = Client()
+    staff.force_login(staff_user)
+    listing = staff.get("/staff/tenants/").content.decode()
+    assert ops.tenant.name in listing and f'aria-label="Join {ops.tenant.name} as tenant admin"' in listing
+    assert "hostile" not in listing and "disk note" not in listing  # tenants and counts, never memory
+    response = staff.post(
+        "/staff/tenants/",
+        {"slug": "globex", "name": "Globex", "admin": "hank", "email": "hank@example.com", "create": "on"},
+    )
+    assert response.status_code == 302
+    globex = Tenant.objects.get(slug="globex")
+    hank = get_user_model().objects.get(username="hank")
+    assert Membership.objects.get(tenant=globex, user=hank).role == "admin"
+    password = staff.get("/staff/tenants/").content.decode().split('<code id="new-password">')[1].split("</code>")[0]
+    assert Client().login(username="hank", password=password)
+    assert staff.post("/staff/tenants/", {"slug": "globex", "name": "G", "admin": "hank"}).status_code == 400
+    staff.post("/staff/tenants/", {"action": "join", "tenant": ops.tenant.pk})
+    assert Membership.objects.get(tenant=ops.tenant, user=staff_user).role == "admin"
+    joined = AuditEvent.objects.get(tenant=ops.tenant, action="membership.set", target="user:operator")
+    assert joined.actor == "user:operator" and joined.details == {"role": "admin"}
+    assert set(AuditEvent.objects.filter(tenant=globex).values_list("action", flat=True)) == {
+        "tenant.created",
+        "membership.set",
+    }
