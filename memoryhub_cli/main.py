@@ -20,10 +20,10 @@ import sys
 from pathlib import Path
 
 import click
-
-from memoryhub_cli import database as db_mode
 from memoryhub_client import MemoryHub
 from memoryhub_client.errors import MemoryHubError
+
+from memoryhub_cli import database as db_mode
 
 RETAIN_BATCH = 500
 
