@@ -232,6 +232,8 @@ def web_table(r: dict) -> str:
     ]
     for name, page in r["pages"].items():
         lines.append(f"| {name} | {page['p50_ms']} ms | **{page['p95_ms']} ms** | {page['queries']} |")
+    for name, export in (r.get("exports") or {}).items():  # downloads, streamed whole
+        lines.append(f"| {name} (download) | {export['p50_ms']} ms | {export['p95_ms']} ms | {export['queries']} |")
     return "\n".join(lines)
 
 
