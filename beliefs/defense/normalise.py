@@ -19,8 +19,8 @@ import unicodedata
 from urllib.parse import unquote
 
 _CONFUSABLES = str.maketrans(
-    "АВЕКМНОРСТХаеорсухіјѕԁɡΑΒΕΖΗΙΚΜΝΟΡΤΥΧονıⅰ",
-    "ABEKMHOPCTXaeopcyxijsdgABEZHIKMNOPTYXovii",
+    "АВЕКМНОРСТХаеорсухіјѕԁɡΑΒΕΖΗΙΚΜΝΟΡΤΥΧονıⅰİ",
+    "ABEKMHOPCTXaeopcyxijsdgABEZHIKMNOPTYXoviiI",
 )
 _URL_RUN = re.compile(r"[^\s\"'<>]*%[0-9A-Fa-f]{2}[^\s\"'<>]*")
 _B64_RUN = re.compile(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{20,}={0,2}")
