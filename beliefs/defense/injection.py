@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left
 from dataclasses import dataclass
 
-from beliefs.defense.injection_rules import DISCUSSION, FAMILIES, RULES
+from beliefs.defense.injection_rules import CASED, DISCUSSION, FAMILIES, RULES
 from beliefs.defense.normalise import folded
+from beliefs.defense.triggers import required_literals
 
 __all__ = ["FAMILIES", "InjectionFinding", "injection_findings", "injection_reasons", "strip_hidden"]
 
@@ -32,6 +34,7 @@ _SMUGGLING = re.compile(
 _LATIN = re.compile(r"[A-Za-z]")
 _CONFUSABLE_SCRIPTS = re.compile(r"[\u0370-\u03ff\u0400-\u04ff]")
 _MIXED_WORD = re.compile(r"\w*(?:[A-Za-z][\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff][A-Za-z])\w*")
+_SCRIPT_WORD = re.compile(r"(?<![^\W\d_])(?:(?![A-Za-z])[^\W\d_])+")
 _FULLWIDTH = re.compile(r"[\uff21-\uff3a\uff41-\uff5a]{3,}")
 
 
@@ -47,21 +50,42 @@ class InjectionFinding:
         return {"family": self.family, "start": self.start, "end": self.end}
 
 
-def _matchable(text: str) -> tuple[str, list[int]]:
-    """Folded text for the rules; case is left to the patterns (lowercasing may change the length)."""
-    return folded(text)
+def _matchable(text: str):
+    """The text the rules read, lower-cased, with a map back to ``text``: NFKC, invisible characters dropped,
+    Turkish dotted/dotless i folded, and Cyrillic/Greek look-alikes mapped to Latin inside words that mix
+    scripts (a Russian sentence stays Russian; "іgnоrе" becomes "ignore")."""
+    if text.isascii():
+        return text.lower(), range(len(text))
+    variant, index = folded(text)
+    if _CONFUSABLE_SCRIPTS.search(text):
+        # ``folded`` maps every look-alike; put back the letters of words written wholly in Cyrillic or Greek.
+        chars = list(variant)
+        for word in _SCRIPT_WORD.finditer(text):
+            for i in range(bisect_left(index, word.start()), bisect_left(index, word.end())):
+                chars[i] = text[index[i]]
+        variant = "".join(chars)
+    lowered = variant.lower()
+    return (lowered, index) if len(lowered) == len(variant) else (variant, index)
 
 
-def _rule_findings(text: str, variant: str, index) -> list[InjectionFinding]:
+# Each rule is tried only when one of the literals it cannot match without occurs in the text.
+_RULES = [(family, pattern, required_literals(pattern)) for family, pattern in RULES]
+
+
+def _rule_findings(variant: str, index, rules) -> list[InjectionFinding]:
     out = []
-    for family, pattern in RULES:
+    for family, pattern, literals in rules:
+        if literals and not any(literal in variant for literal in literals):
+            continue
         for match in pattern.finditer(variant):
             if match.end() <= match.start() or DISCUSSION.search(variant, max(0, match.start() - 40), match.start()):
                 continue
-            start, end = index[match.start()], index[match.end() - 1] + 1
-            out.append(InjectionFinding(family, start, end))
+            out.append(InjectionFinding(family, index[match.start()], index[match.end() - 1] + 1))
             break  # one span per rule is enough to flag and to show where
     return out
+
+
+_CASED = [(family, pattern, ()) for family, pattern in CASED]
 
 
 def _unicode_findings(text: str) -> list[InjectionFinding]:
@@ -84,16 +108,8 @@ def injection_findings(text: str) -> list[InjectionFinding]:
     """Every injection marker in ``text`` with its family and span (empty when there is none)."""
     if not text:
         return []
-    findings = _rule_findings(text, text, range(len(text)))
-    if not text.isascii():
-        variant, index = _matchable(text)
-        if variant != text:
-            # Rules that only match once look-alikes are folded point at text disguised on purpose.
-            plain = {f.family for f in findings}
-            folded_findings = _rule_findings(text, variant, index)
-            findings += folded_findings
-            findings += [InjectionFinding("homoglyph", f.start, f.end) for f in folded_findings
-                         if f.family not in plain and _CONFUSABLE_SCRIPTS.search(text[f.start : f.end])]
+    variant, index = _matchable(text)
+    findings = _rule_findings(variant, index, _RULES) + _rule_findings(text, range(len(text)), _CASED)
     findings += _unicode_findings(text)
     return sorted(set(findings), key=lambda f: (f.start, f.family))
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 
-_I = re.I | re.M
 
 MEMORY_DIRECTIVE = [
     r"\b(?:remember|memori[sz]e|note|keep in mind)\b[^.\n]{0,80}?\b(?:for (?:all |every |any )?(?:future|later|subsequent|next)"
@@ -98,9 +97,6 @@ MULTILINGUAL = [
 ]
 
 PERSONA = [
-    r"\b(?:you are|you're|act as|acting as|pretend to be|become|be|called|named|as)\s+(?:a |an |the )?"
-    r"(?-i:(?:DAN|STAN|DUDE|AIM|BetterDAN|AntiDAN|UCAR|APOPHIS|BISH))\b|(?-i:\b(?:DAN|STAN|DUDE)\b)\s+(?:mode|persona|would|"
-    r"will|can|has|must|is|answers?|responds?)\b",
     r"\bdo anything now\b|\b(?:jailbreak|jailbroken) (?:mode|enabled|activated|response|version)\b|\byou are (?:now )?"
     r"jailbroken\b|\bdeveloper mode (?:enabled|output|response|policies)|\bwith developer mode\b|\bsimulate developer mode\b",
     r"\b(?:act|behave|respond|answer|pretend|roleplay|role-play)\s+(?:as|like)\s+(?:an?\s+)?(?:unrestricted|unfiltered|"
@@ -110,7 +106,7 @@ PERSONA = [
     r"\b(?:not bound by|free (?:of|from)|without|no|ignore|bypass|beyond)\s+(?:any\s+|all\s+)?(?:ethical|moral|legal|content|"
     r"safety|openai'?s?)\s+(?:or (?:moral|legal|ethical) )?(?:restrictions|filters|guidelines|rules|constraints|policies|"
     r"boundaries|principles|considerations|limitations)\b",
-    r"\b(?:stay|remain|staying) in character\b|\bbreak(?:ing)? character\b|\bopposite day\b|\[🔓|🔓\s*JAILBREAK|\[JAILBREAK\]",
+    r"\b(?:stay|remain|staying) in character\b|\bbreak(?:ing)? character\b|\bopposite day\b|\[🔓|🔓\s*jailbreak|\[jailbreak\]",
     r"\b(?:evil|unrestricted|unfiltered|uncensored|amoral|rogue|immoral)\s+(?:ai|assistant|model|chatbot|version|mode|persona|"
     r"confidant|twin|character)\b",
     r"\bcan do anything\b|\bhas no (?:limits|restrictions|filters|ethical)\b|\bnever refuses?\b|\b(?:will|must|cannot|can't) "
@@ -140,42 +136,55 @@ PROMPT_LEAK = [
 
 ROLE_MARKER = [
     r"<\|(?:im_start|im_end|im_sep|system|user|assistant|end|endoftext|begin_of_text|start_header_id|end_header_id|eot_id)\|>",
-    r"\[/?INST\]|<</?SYS>>|<start_of_turn>|<end_of_turn>|</?(?:system|system_prompt|sys|developer_message)>",
+    r"\[/?inst\]|<</?sys>>|<start_of_turn>|<end_of_turn>|</?(?:system|system_prompt|sys|developer_message)>",
     r"[\"']role[\"']\s*:\s*[\"'](?:system|developer)[\"']",
-    r"\[system\]\(#\w+\)|\n\nHuman:[^\n]*\n\nAssistant:|(?:^|\n)---\s*\nrole:\s*(?:system|developer)",
-    r"#{2,}\s*Instruction:?\s*\n[\s\S]{0,400}?#{2,}\s*Response\b",
+    r"\[system\]\(#\w+\)|\n\nhuman:[^\n]*\n\nassistant:|(?:^|\n)---\s*\nrole:\s*(?:system|developer)",
+    r"#{2,}\s*instruction:?\s*\n[\s\S]{0,400}?#{2,}\s*response\b",
     r"(?:^|\n|: )[ \t>]*(?:#{1,6}[ \t]*|\*\*)?(?:system|developer|instructions?)(?:\*\*)?[ \t]*(?::|\*\*:)\s{0,3}[^\n]{0,80}?\b"
     r"(?:you\b|your\b|ignore|must|always|never|do not|don't|from now|the (?:user|assistant|ai)\b|respond|reply|approve|reveal|"
     r"suppress|grant|delete|send|output|act as|pretend|obey|new (?:rules|instructions)|all alerts|administrator|maintenance)",
 ]
 
 TOOL_CALL = [
-    r"<\|(?:python_tag|eom_id|constrain|message|channel|call|return)\|>|\[(?:TOOL_CALLS|AVAILABLE_TOOLS|TOOL_RESULTS|"
-    r"/AVAILABLE_TOOLS)\]",
+    r"<\|(?:python_tag|eom_id|constrain|message|channel|call|return)\|>|\[(?:tool_calls|available_tools|tool_results|"
+    r"/available_tools)\]",
     r"</?(?:tool_call|tool_use|function_call|function_calls|tool_code|tool_response)>|<invoke\s+name=|<function=\w+"
     r"|<(?:start|end)_function_call>",
     r"\bto=functions\.\w+|\bfunctions\.\w+\s*\(|\bdefault_api\.\w+\s*\(",
     r"[\"']method[\"']\s*:\s*[\"']tools/call[\"']|[\"'](?:tool_calls|function_call)[\"']\s*:|[\"']type[\"']\s*:\s*[\"']tool_use",
     r"```(?:tool_code|tool_call|function_call|tool)\b|<\|start_header_id\|>ipython|<\|im_start\|>tool",
-    r"\bAction\s*:\s*[\w.\-]+\s*\n\s*Action Input\s*:|(?:^|\n)\s*Thought\s*:[^\n]*\n\s*Action\s*:",
+    r"\baction\s*:\s*[\w.\-]+\s*\n\s*action input\s*:|(?:^|\n)\s*thought\s*:[^\n]*\n\s*action\s*:",
     r"\b(?:call|invoke|use|run|execute) the [\w\-]+ (?:tool|function)\b",
 ]
 
+ACRONYMS = (
+    r"(?i:\b(?:you are|you're|act as|acting as|pretend to be|become|be|called|named|as)\s+(?:a |an |the )?)"
+    r"(?:DAN|STAN|DUDE|AIM|BetterDAN|AntiDAN|UCAR|APOPHIS|BISH)\b|\b(?:DAN|STAN|DUDE)\b\s+(?i:mode|persona|would|will|can|"
+    r"has|must|is|answers?|responds?)\b"
+)
 _PLACEHOLDER_VALUE = r"(?:\[[A-Z][A-Z_ ]*\]|\{\{?\s*[A-Za-z_][\w.]*\s*\}?\}|<[a-z_ ]+>|%s|\$\{?\w+)"
+PLACEHOLDER_URL = (
+    rf"(?:https?:)?//[^\s)\"'<>]+[?&][\w\-]+=\s*{_PLACEHOLDER_VALUE}|https?://[^\s)\"'<>]+[=/]\[[A-Z][A-Z_ ]*\]"
+)
 MARKUP_EXFILTRATION = [
-    rf"(?:https?:)?//[^\s)\"'<>]+[?&][\w\-]+=\s*{_PLACEHOLDER_VALUE}|https?://[^\s)\"'<>]+[=/]\[[A-Z][A-Z_ ]*\]",
     r"!\[[^\]\n]{0,100}\]\(\s*https?://[^)\s]*[?&][\w\-]+=(?=[)\s])\)?\s*(?:\n|$)?[^\n]{0,80}\b(?:append|add|then|summary|"
     r"encoded|base64|conversation|data|secrets?|passwords?)\b",
     r"\bjavascript:(?!\s)|<\s*script\b|\bon(?:error|load|click|mouseover|focus)\s*=|<\s*iframe\b|\bdata:text/html",
     r"\b(?:append|add|include|attach|encode|insert|put)\b[^.\n]{0,60}\b(?:to|in|into|at the end of|as)\b[^.\n]{0,20}"
     r"\b(?:the )?(?:url|link|image url|query(?: string)?|url parameter)\b",
-    r"\bconcatenate these strings\b|\bappend each part\b|\bjoin (?:these|the following) (?:strings|parts)\b"
-    r"|\breplace \[[A-Z_]+\] with\b",
+    r"\bconcatenate these strings\b|\bappend each part\b|\bjoin (?:these|the following) (?:strings|parts)\b",
     r"https?://[^\s]*(?:webhook\.site|requestbin|ngrok\.io|ngrok-free|pipedream\.net|burpcollaborator|interact\.sh|oast\.)",
 ]
 
+# Rules that need the original letter case (acronyms, upper-case placeholders): run on the text as written.
+CASED: list[tuple[str, re.Pattern]] = [
+    ("persona", re.compile(ACRONYMS, re.M)),
+    ("markup_exfiltration", re.compile(PLACEHOLDER_URL, re.M)),
+    ("markup_exfiltration", re.compile(r"\breplace \[[A-Z_]+\] with\b", re.M)),
+]
+# The rest are written in lower case and run over the folded, lower-cased text (much faster than IGNORECASE).
 RULES: list[tuple[str, re.Pattern]] = [
-    (family, re.compile(pattern, _I))
+    (family, re.compile(pattern, re.M))
     for family, patterns in (
         ("memory_directive", MEMORY_DIRECTIVE),
         ("override", OVERRIDE),
@@ -188,7 +197,7 @@ RULES: list[tuple[str, re.Pattern]] = [
     )
     for pattern in patterns
 ]
-FAMILIES = tuple(dict.fromkeys([family for family, _ in RULES] + ["homoglyph", "hidden_unicode"]))
+FAMILIES = tuple(dict.fromkeys([family for family, _ in RULES + CASED] + ["homoglyph", "hidden_unicode"]))
 
 # Words that introduce a mention rather than an instruction ("attacks such as 'ignore previous instructions'").
 DISCUSSION = re.compile(
