@@ -21,14 +21,22 @@ from beliefs.defense.injection_rules import CASED, DISCUSSION, FAMILIES, RULES
 from beliefs.defense.normalise import folded
 from beliefs.defense.triggers import required_literals
 
-__all__ = ["FAMILIES", "InjectionFinding", "injection_findings", "injection_reasons", "strip_hidden"]
+__all__ = [
+    "FAMILIES",
+    "InjectionFinding",
+    "injection_assessment",
+    "injection_findings",
+    "injection_reasons",
+    "strip_hidden",
+]
 
 _HIDDEN = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]")
 # Emoji flag tag sequences (🏴 + tag letters + cancel tag) are legitimate uses of tag characters.
 _FLAG_TAGS = re.compile("\U0001f3f4[\U000e0030-\U000e007e]+\U000e007f")
 _SMUGGLING = re.compile(
     "[\U000e0000-\U000e007f]|[\u202a-\u202e\u2066-\u2069]|[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]"
-    "|(?<=[A-Za-z])[\u200b-\u200d\u2060-\u2064\ufeff\u180e]+(?=[A-Za-z])|(?<=.)\ufeff|[\U000e0100-\U000e01ef]{2,}",
+    "|(?<=[A-Za-z])[\u200c\u200d]+(?=[A-Za-z])|(?<=[\x21-\x7e])[\u200b\u2060-\u2064\u180e]|[\u200b\u2060-\u2064\u180e]"
+    "(?=[\x21-\x7e])|(?<=.)\ufeff|[\U000e0100-\U000e01ef]{2,}",
     re.S,
 )
 _LATIN = re.compile(r"[A-Za-z]")
@@ -118,6 +126,13 @@ def injection_reasons(text: str) -> list[str]:
     """The families of the markers in ``text``, in the order the families are declared (empty when none)."""
     found = {f.family for f in injection_findings(text)}
     return [family for family in FAMILIES if family in found]
+
+
+def injection_assessment(content: str, metadata_text: str = "") -> tuple[list[str], list[dict]]:
+    """What an episode stores: the families found in its content or metadata, and the content spans."""
+    in_content = injection_findings(content)
+    found = {f.family for f in in_content} | {f.family for f in injection_findings(metadata_text)}
+    return [family for family in FAMILIES if family in found], [f.as_dict() for f in in_content]
 
 
 def strip_hidden(text: str) -> str:

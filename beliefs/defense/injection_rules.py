@@ -34,8 +34,8 @@ MEMORY_DIRECTIVE = [
 ]
 
 OVERRIDE = [
-    r"\b(?:ignore|disregard|forget|override|bypass|skip|neglect|abandon|dismiss)\b[^.\n]{0,40}?\b(?:previous|prior|above|"
-    r"earlier|preceding|foregoing|following|all|any|your|the|these|those|system|original|initial|other)\b[^.\n]{0,25}?"
+    r"\b(?:ignore|disregard|forget|override|bypass|skip|neglect|abandon|dismiss)\b(?:[^.\n]{0,40}?\b(?:previous|prior|above|"
+    r"earlier|preceding|foregoing|following|all|any|your|the|these|those|system|original|initial|other)\b)?[^.\n]{0,25}?"
     r"\b(?:instructions?|rules|prompts?|guidelines|directions?|directives?|context|guardrails|polic(?:y|ies)|constraints|"
     r"restrictions|commands?|orders|messages?|programming|safeguards|safety)\b",
     r"\bnever ?mind\b[.!,]*\s*(?:ignore|instead|forget|now|just)\b",
@@ -68,7 +68,8 @@ OVERRIDE = [
 
 MULTILINGUAL = [
     # French, Spanish, German, Italian, Portuguese, Dutch
-    r"\b(?:ignore[zr]?|oublie[zr]?|ne tiens pas compte)\b[^.\n]{0,30}\b(?:instructions?|consignes|règles|directives)\b",
+    r"\b(?:ignore[zr]?|oublie[zr]?|ne tiens pas compte)\b[^.\n]{0,20}\b(?:les|tes|vos|toutes|des)\s+(?:\w+\s+)?"
+    r"(?:instructions?|consignes|règles|directives)\b",
     r"\b(?:désormais|à partir de maintenant),? tu\b|\b(?:révèle|affiche|montre)\b[^.\n]{0,30}\bconsignes",
     r"\b(?:ignora|olvida|omite|descarta)\b[^.\n]{0,30}\b(?:instrucciones|reglas|indicaciones|directrices)\b",
     r"\b(?:a partir de ahora|desde ahora),? (?:eres|tú|tu|responde|actúa|no hay)\b|\bsin (?:ningún |ninguna )?"
@@ -97,7 +98,7 @@ MULTILINGUAL = [
 ]
 
 PERSONA = [
-    r"\bdo anything now\b|\b(?:jailbreak|jailbroken) (?:mode|enabled|activated|response|version)\b|\byou are (?:now )?"
+    r"\bthis is a jailbreak\b|\bdo anything now\b|\b(?:jailbreak|jailbroken) (?:mode|enabled|activated|response|version)\b|\byou are (?:now )?"
     r"jailbroken\b|\bdeveloper mode (?:enabled|output|response|policies)|\bwith developer mode\b|\bsimulate developer mode\b",
     r"\b(?:act|behave|respond|answer|pretend|roleplay|role-play)\s+(?:as|like)\s+(?:an?\s+)?(?:unrestricted|unfiltered|"
     r"uncensored|evil|malicious|jailbroken|rogue|amoral|unethical|immoral)\b",
@@ -112,7 +113,8 @@ PERSONA = [
     r"\bcan do anything\b|\bhas no (?:limits|restrictions|filters|ethical)\b|\bnever refuses?\b|\b(?:will|must|cannot|can't) "
     r"(?:not )?refuse\b|\bnever (?:reject|deny|decline|refuse)s? (?:a |any )?(?:human |user )?(?:request|order)",
     r"\bnot bound by (?:any|the|their|its|openai)\b|\byou are now (?:a|an|the|my|in)\b|\b(?:ai|model|assistant|chatbot|bot|"
-    r"language model)\s+(?:is\s+)?(?:named|called)\b|(?:^|[.!?\n]\s*)(?:please\s+)?(?:act|behave)\s+(?:like|as)\s+(?:a|an|my)\b"
+    r"language model)\s+(?:is\s+)?(?:named|called)\b|\b(?:act|behave)\s+(?:like|as)\s+(?:a|an|my)\b[^.\n]{0,80}\b(?:ai|chatgpt|gpt|assistant|model|llm|bot|terminal|"
+    r"character)\b"
     r"|\b(?:you|assistant|chatgpt)\s+(?:now\s+)?acts?\s+(?:like|as)\b",
 ]
 
@@ -131,7 +133,8 @@ PROMPT_LEAK = [
     r"\b(?:maintenance|debug|diagnostic|admin(?:istrator)?) mode\b[^.\n]{0,60}\b(?:display|show|reveal|print|dump)\b"
     r"|\badministrator override\b",
     r"\b(?:reveal|print|output|show|leak|send|tell me|dump|list)\b[^.\n]{0,30}\b(?:api[ _-]?keys?|passwords?|secrets?|"
-    r"credentials|access tokens?|private keys?)\b",
+    r"credentials|access tokens?|private keys?|hidden (?:configuration|config|settings|prompt|instructions))\b",
+    r"\b(?:leak|exfiltrate|steal)\b[^.\n]{0,30}\b(?:tokens?|keys?|data|conversations?|memories|emails?|history)\b",
 ]
 
 ROLE_MARKER = [
@@ -140,7 +143,8 @@ ROLE_MARKER = [
     r"[\"']role[\"']\s*:\s*[\"'](?:system|developer)[\"']",
     r"\[system\]\(#\w+\)|\n\nhuman:[^\n]*\n\nassistant:|(?:^|\n)---\s*\nrole:\s*(?:system|developer)",
     r"#{2,}\s*instruction:?\s*\n[\s\S]{0,400}?#{2,}\s*response\b",
-    r"(?:^|\n|: )[ \t>]*(?:#{1,6}[ \t]*|\*\*)?(?:system|developer|instructions?)(?:\*\*)?[ \t]*(?::|\*\*:)\s{0,3}[^\n]{0,80}?\b"
+    r"(?:^|\n|: )[ \t>]*(?:#{1,6}[ \t]*|\*\*)?(?:system|developer|instructions?)(?:\*\*)?[ \t]*(?::|\*\*:|(?<=[a-z])"
+    r"[ \t]*\n)\s{0,3}[^\n]{0,80}?\b"
     r"(?:you\b|your\b|ignore|must|always|never|do not|don't|from now|the (?:user|assistant|ai)\b|respond|reply|approve|reveal|"
     r"suppress|grant|delete|send|output|act as|pretend|obey|new (?:rules|instructions)|all alerts|administrator|maintenance)",
 ]
@@ -158,7 +162,7 @@ TOOL_CALL = [
 ]
 
 ACRONYMS = (
-    r"(?i:\b(?:you are|you're|act as|acting as|pretend to be|become|be|called|named|as)\s+(?:a |an |the )?)"
+    r"(?i:\b(?:you are|you're|act as|acting as|pretend to be|become|be|called|named|as)\s+(?:now )?(?:a |an |the )?)"
     r"(?:DAN|STAN|DUDE|AIM|BetterDAN|AntiDAN|UCAR|APOPHIS|BISH)\b|\b(?:DAN|STAN|DUDE)\b\s+(?i:mode|persona|would|will|can|"
     r"has|must|is|answers?|responds?)\b"
 )
@@ -173,6 +177,8 @@ MARKUP_EXFILTRATION = [
     r"\b(?:append|add|include|attach|encode|insert|put)\b[^.\n]{0,60}\b(?:to|in|into|at the end of|as)\b[^.\n]{0,20}"
     r"\b(?:the )?(?:url|link|image url|query(?: string)?|url parameter)\b",
     r"\bconcatenate these strings\b|\bappend each part\b|\bjoin (?:these|the following) (?:strings|parts)\b",
+    r"!\[[^\]\n]*\]\(\s*https?://[^)\s]*[?&](?:data|payload|secret|token|leak|exfil|conversation|history|memory|chat|"
+    r"pwd|password)=",
     r"https?://[^\s]*(?:webhook\.site|requestbin|ngrok\.io|ngrok-free|pipedream\.net|burpcollaborator|interact\.sh|oast\.)",
 ]
 

@@ -30,7 +30,7 @@ from beliefs.defense.validators import (
 _NOT_PERSONAL = re.compile(
     r"(?i)\b(?:order|po|p\.o\.|purchase|invoice|inv|part|sku|bin|warehouse|wh|case|ticket|meeting|build|version|ref|"
     r"tracking|serial|isbn|ean|upc|gtin|epoch|timestamp|zip|id|no\.? of|room|extension|port|pid|job|run|batch|ein|tin|"
-    r"tax)\b[^\n]{0,12}$"
+    r"tax)\b\s*(?:no\.?|num(?:ber)?|nr\.?|#|id)?\s*[:#.=\-]?\s*$"
 )
 _PLACEHOLDER_MAIL = re.compile(
     r"(?i)^(?:user|username|you|your[._-]?name|yourname|name|email|e-mail|someone|somebody|me|foo|test|example)@"
@@ -69,6 +69,7 @@ _PHONE_CONTEXT = re.compile(r"(?i)\b(?:tel|phone|call|mobile|cell|fax|ring|conta
 _REGIONS = ("US", "GB", "DE", "FR", "ES", "NL", "IT", "AU", "IN", "CA", "JP", "BR")
 _DATE_OR_TIME = re.compile(
     r"\d{4}-\d{2}-\d{2}|\d{1,2}[/.]\d{1,2}[/.]\d{2,4}|\d{1,2}:\d{2}|^\d{3}-\d{2}-\d{4}$|^\d{2}-\d{7}$"
+    r"|^\d{1,3}(?:\.\d{1,3}){3}$|^\d{3}\.\d{3}\.\d{3}-\d{2}$"
 )
 
 
@@ -84,8 +85,8 @@ def _phone_check(text: str, start: int, end: int) -> bool:
     formatted = bool(re.search(r"[()\s.\-]", number.strip()))
     if not international and not formatted and not near(text, start, _PHONE_CONTEXT, 40):
         return False
-    if not international and len(digits) < 9 and not near(text, start, _PHONE_CONTEXT, 40):
-        return False
+    if not international and (len(digits) > 11 or (len(digits) < 9 and not near(text, start, _PHONE_CONTEXT, 40))):
+        return False  # national numbers have at most 11 digits; longer runs are accounts, cards or ids
     candidates = [None] if international else _REGIONS
     for region in candidates:
         try:

@@ -22,6 +22,8 @@ from beliefs.defense.validators import ip_kind
 
 _PRIORITY = {"private_key": 0, "credential": 1, "pii": 2, "network": 3}
 _GENERIC = {"high_entropy_secret", "generic_api_key", "url_token"}
+# A phone-shaped number loses to a checksum-validated identifier covering the same digits.
+_WEAK = {"phone_number"}
 # Documentation prefixes that mark a value as public by design.
 _PUBLIC = re.compile(
     r"-----BEGIN (?:PUBLIC KEY|RSA PUBLIC KEY|CERTIFICATE|PGP PUBLIC KEY BLOCK)-----[\s\S]*?-----END [A-Z ]+-----"
@@ -235,7 +237,8 @@ def _merge(findings: list[Finding], text: str = "") -> list[Finding]:
         if merged and finding.start < merged[-1].end or _paired(merged, finding, text):
             last = merged[-1]
             best = min(
-                (last, finding), key=lambda f: (_PRIORITY[CATEGORY[f.kind]], f.kind in _GENERIC, -(f.end - f.start))
+                (last, finding),
+                key=lambda f: (f.kind in _GENERIC, _PRIORITY[CATEGORY[f.kind]], f.kind in _WEAK, -(f.end - f.start)),
             )
             merged[-1] = Finding(best.kind, last.start, max(last.end, finding.end), best.via)
         else:
