@@ -32,10 +32,17 @@ class Detector:
     prefixes: tuple[str, ...] = ()  # case-sensitive fixed prefixes, for tokens split by whitespace
     # The pattern starts where one of the keywords occurs: tried only there (labels such as ``password``).
     anchored: bool = False
+    # A cheap pattern the text must contain before ``pattern`` is tried (the value's skeleton).
+    precheck: re.Pattern | None = None
 
 
-def token(kind: str, regex: str, *keywords: str, strong: bool = True, flags: int = 0) -> Detector:
-    """A provider credential with a fixed prefix; a body of ``xxxx`` or ``****`` is a documentation placeholder."""
+def token(
+    kind: str, regex: str, *keywords: str, strong: bool = True, flags: int = 0, anchored: bool = True
+) -> Detector:
+    """A provider credential with a fixed prefix; a body of ``xxxx`` or ``****`` is a documentation placeholder.
+
+    With ``anchored`` (the default) the keywords are the prefixes the pattern starts with, so it is only
+    tried where one occurs."""
     prefix = min(len(k) for k in keywords) if keywords else 0
     return Detector(
         kind,
@@ -45,6 +52,7 @@ def token(kind: str, regex: str, *keywords: str, strong: bool = True, flags: int
         strong=strong,
         keywords=tuple(k.lower() for k in keywords),
         prefixes=tuple(k for k in keywords if len(k) >= 3) if strong else (),
+        anchored=anchored,
     )
 
 

@@ -77,7 +77,7 @@ def _matchable(text: str):
 
 
 # Each rule is tried only when one of the literals it cannot match without occurs in the text.
-_RULES = [(family, pattern, required_literals(pattern)) for family, pattern in RULES]
+_RULES = [(family, pattern, frozenset(required_literals(pattern))) for family, pattern in RULES]
 
 
 def _rule_findings(variant: str, index, rules) -> list[InjectionFinding]:
@@ -93,7 +93,7 @@ def _rule_findings(variant: str, index, rules) -> list[InjectionFinding]:
     return out
 
 
-_CASED = [(family, pattern, ()) for family, pattern in CASED]
+_CASED = [(family, pattern, frozenset()) for family, pattern in CASED]
 
 
 def _unicode_findings(text: str) -> list[InjectionFinding]:

@@ -125,7 +125,7 @@ PERSONAL: list[Detector] = [
             rf"(?:\s*(?:\(dot\)|\[dot\]|\{{dot\}}|<dot>|\s+dot\s+)\s*[\w\-]{{2,63}})*\s*(?:\(dot\)|\[dot\]|\{{dot\}}|<dot>|\s+dot\s+|\.)\s*(?:{_TLDS})\b"
         ),
         validate=lambda v: bool(re.search(r"(?i)\(at\)|\[at\]|\{at\}|<at>|\bdot\b", v)),
-        keywords=("at",),
+        keywords=("dot", "(at)", "[at]", "{at}", "<at>"),
     ),
     Detector(
         "phone_number",
@@ -136,13 +136,16 @@ PERSONAL: list[Detector] = [
         check=_phone_check,
     ),
     Detector("credit_card", "pii", re.compile(r"(?<![\d\-])(?:\d[ \-]?){12,18}\d(?![\d\-])"), card,
-             check=lambda text, start, end: not near(text, start, _NOT_PERSONAL, 30)),
-    Detector("iban", "pii", re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"), iban_valid),
+             check=lambda text, start, end: not near(text, start, _NOT_PERSONAL, 30),
+             precheck=re.compile(r"\d{4}[ \-]?\d{4}[ \-]?\d{4}")),
+    Detector("iban", "pii", re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"), iban_valid,
+             precheck=re.compile(r"[A-Z]{2}\d\d")),
     Detector(
         "us_ssn",
         "pii",
         re.compile(r"(?<![\d\-])\d{3}([- ])\d{2}\1\d{4}(?![\d\-])"),
         us_ssn,
+        precheck=re.compile(r"\d[- ]\d\d[- ]\d{4}"),
         check=lambda text, start, end: not near(text, start, _NOT_PERSONAL, 30),
     ),
     Detector(
@@ -154,12 +157,16 @@ PERSONAL: list[Detector] = [
         keywords=("ssn", "social", "ss#", "soc"),
     ),
     Detector(
-        "us_itin", "pii", re.compile(r"(?<![\d\-])9\d{2}([- ])(?:5\d|6[0-5]|7\d|8[0-8]|9[0-24-9])\1\d{4}(?![\d\-])")
+        "us_itin",
+        "pii",
+        re.compile(r"(?<![\d\-])9\d{2}([- ])(?:5\d|6[0-5]|7\d|8[0-8]|9[0-24-9])\1\d{4}(?![\d\-])"),
+        precheck=re.compile(r"\d[- ]\d\d[- ]\d{4}"),
     ),
     Detector(
         "uk_national_insurance_number",
         "pii",
         re.compile(r"\b(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b"),
+        precheck=re.compile(r"\d\d ?\d\d ?\d\d ?[A-D]\b"),
     ),
     Detector(
         "uk_nhs_number",
@@ -170,7 +177,11 @@ PERSONAL: list[Detector] = [
         keywords=("nhs",),
     ),
     Detector(
-        "in_aadhaar", "pii", re.compile(r"(?<![\w\-])[2-9]\d{3}[ \-]?\d{4}[ \-]?\d{4}(?![\w\-])"), checked(aadhaar)
+        "in_aadhaar",
+        "pii",
+        re.compile(r"(?<![\w\-])[2-9]\d{3}[ \-]?\d{4}[ \-]?\d{4}(?![\w\-])"),
+        checked(aadhaar),
+        precheck=re.compile(r"\d{4}[ \-]?\d{4}[ \-]?\d{4}"),
     ),
     Detector(
         "ca_sin",
@@ -180,7 +191,8 @@ PERSONAL: list[Detector] = [
         group="v",
         keywords=("sin", "social insurance"),
     ),
-    Detector("br_cpf", "pii", re.compile(r"(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\d\-])"), cpf_valid),
+    Detector("br_cpf", "pii", re.compile(r"(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\d\-])"), cpf_valid,
+             precheck=re.compile(r"\d\.\d{3}\.\d{3}-")),
     Detector(
         "passport_number",
         "pii",
@@ -206,6 +218,7 @@ PERSONAL: list[Detector] = [
             rf"\b\d{{1,6}}(?:\s+{_WORD}){{1,5}}(?:\s+(?:Apt\.?|Apartment|Suite|Ste\.?|Unit|Fl\.?|Floor|#)\s*[\w\-]+)?,?"
             rf"\s+{_WORD}(?:\s+{_WORD}){{0,3}},\s+(?:{_STATES})\s+\d{{5}}(?:-\d{{4}})?\b"
         ),
+        precheck=re.compile(r", [A-Z]{2} \d{5}\b"),
     ),
     Detector(
         "street_address",
@@ -215,6 +228,7 @@ PERSONAL: list[Detector] = [
             rf"{_WORD}(?:\s+{_WORD}){{0,4}},"
             rf"(?:\s+{_WORD}){{1,4}},?\s+{_UK_POSTCODE}\b"
         ),
+        precheck=re.compile(rf"\b{_UK_POSTCODE}\b"),
     ),
     Detector(
         "mac_address",
@@ -222,18 +236,24 @@ PERSONAL: list[Detector] = [
         re.compile(r"\b[0-9A-Fa-f]{2}([:\-])(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}\b|\b[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\b"),
         validate=lambda v: len(set(re.sub(r"[:.\-]", "", v).lower())) > 1
         and (not re.fullmatch(r"[\d.]+", v)),
+        precheck=re.compile(r"[0-9A-Fa-f]{2}[:\-][0-9A-Fa-f]{2}[:\-][0-9A-Fa-f]{2}|[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\."),
     ),
     Detector("crypto_wallet", "pii", re.compile(r"\b(?:bc|tb|BC|TB)1[02-9ac-hj-np-zAC-HJ-NP-Z]{11,71}\b"), bech32_address,
              keywords=("bc1", "tb1")),
     Detector("crypto_wallet", "pii", re.compile(r"\b[13][1-9A-HJ-NP-Za-km-z]{25,34}\b"), base58check_address),
     Detector("crypto_wallet", "pii", re.compile(r"\b0x[0-9a-fA-F]{40}(?![0-9a-fA-F])"), keywords=("0x",)),
     Detector(
-        "ipv4_address", "network", re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])"), lambda v: ip_kind(v) is not None
+        "ipv4_address",
+        "network",
+        re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])"),
+        lambda v: ip_kind(v) is not None,
+        precheck=re.compile(r"\d\.\d{1,3}\.\d{1,3}\.\d"),
     ),
     Detector(
         "ipv6_address",
         "network",
         re.compile(r"(?<![\w:])(?:[0-9A-Fa-f]{1,4}:){2,7}[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{1,4}){0,6}(?![\w:])"),
         lambda v: ip_kind(v) is not None,
+        precheck=re.compile(r"[0-9A-Fa-f]{1,4}::?[0-9A-Fa-f]{1,4}:"),
     ),
 ]

@@ -66,30 +66,35 @@ def _value(match: re.Match, group) -> tuple[str | None, int, int]:
     return None, -1, -1
 
 
-_KEYWORDS = sorted({k for d in DETECTORS for k in d.keywords}, key=len, reverse=True)
-_KEYWORD_RE = re.compile("|".join(map(re.escape, _KEYWORDS)))
-# For each keyword, the keywords inside it and their offsets ("smtp_pass" holds "pass" at 5).
-_CONTAINED = {
-    k: tuple((other, m.start()) for other in _KEYWORDS for m in re.finditer(f"(?={re.escape(other)})", k))
-    for k in _KEYWORDS
-}
+_KEYWORDS = sorted({k for d in DETECTORS for k in d.keywords})
 
 
-def _keyword_positions(text: str) -> dict[str, list[int]] | None:
-    """Where each detector keyword occurs in ``text`` (one pass over its lowercase copy); None if lowercasing
-    changed the length (then positions would not line up and anchored detectors scan the whole text)."""
-    lowered = text.lower()
-    positions: dict[str, list[int]] = {}
-    for match in _KEYWORD_RE.finditer(lowered):
-        for keyword, offset in _CONTAINED[match.group(0)]:
-            positions.setdefault(keyword, []).append(match.start() + offset)
-    return positions if len(lowered) == len(text) else {k: [] for k in positions}
+class _Keywords:
+    """Which detector keywords occur in a text (substring tests on one lowercase copy) and, for anchored
+    detectors, where (found on demand)."""
+
+    def __init__(self, text: str):
+        self.lowered = text.lower()
+        self.aligned = len(self.lowered) == len(text)
+        self.present = {k for k in _KEYWORDS if k in self.lowered}
+
+    def starts(self, keywords) -> list[int]:
+        if not self.aligned:
+            return []
+        out = set()
+        for keyword in keywords:
+            if keyword in self.present:
+                position = self.lowered.find(keyword)
+                while position >= 0:
+                    out.add(position)
+                    position = self.lowered.find(keyword, position + 1)
+        return sorted(out)
 
 
-def _spans(detector: Detector, text: str, positions: dict[str, list[int]]):
+def _spans(detector: Detector, text: str, keywords: _Keywords):
     if detector.anchored:
-        starts = sorted({p for k in detector.keywords for p in positions.get(k, ())})
-        if starts:  # empty only when lowercasing changed the text's length: then scan all of it
+        starts = keywords.starts(detector.keywords)
+        if starts or keywords.aligned:  # unaligned only when lowercasing changed the length: then scan it all
             for start in starts:
                 match = detector.pattern.match(text, start)
                 if match:
@@ -104,14 +109,16 @@ def _spans(detector: Detector, text: str, positions: dict[str, list[int]]):
 
 
 def _run(text: str, detectors, ips: str) -> list[tuple[str, int, int]]:
-    positions = _keyword_positions(text)
+    keywords = _Keywords(text)
     found = []
     for detector in detectors:
-        if detector.keywords and positions.keys().isdisjoint(detector.keywords):
+        if detector.keywords and keywords.present.isdisjoint(detector.keywords):
             continue
         if detector.category == "network" and ips == "off":
             continue
-        for value, start, end in _spans(detector, text, positions):
+        if detector.precheck and not detector.precheck.search(text):
+            continue
+        for value, start, end in _spans(detector, text, keywords):
             if not value or (detector.validate and not detector.validate(value)):
                 continue
             if detector.check and not detector.check(text, start, end):
@@ -142,8 +149,15 @@ def _folded_findings(text: str, ips: str) -> list[Finding]:
     variant, index = folded(text)
     if variant == text:
         return []
-    changed = [i for i, position in enumerate(index) if variant[i] != text[position]]
-    changed += [i for i in range(1, len(index)) if index[i] - index[i - 1] > 1]  # dropped invisible characters
+    # Only changes that can complete an ASCII value matter: a look-alike that became ASCII, or an invisible
+    # character dropped from between ASCII characters (not a Persian ZWNJ or an emoji joiner).
+    changed = [i for i, position in enumerate(index) if variant[i] != text[position] and variant[i].isascii()]
+    changed += [
+        i for i in range(1, len(index))
+        if index[i] - index[i - 1] > 1 and variant[i].isascii() and variant[i - 1].isascii()
+    ]
+    if not changed:
+        return []
     out: list[Finding] = []
     for start, end in _windows(sorted(changed), len(variant)):
         part, part_index = variant[start:end], index[start:end]

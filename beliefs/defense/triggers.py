@@ -23,8 +23,13 @@ _COMMON = frozenset("the and you your for with this that http https end call mes
                     "was were has have his her one use run".split())
 
 
+def _long_enough(run: str) -> bool:
+    """Three characters, or one outside ASCII (a CJK word or an emoji is a rare enough filter)."""
+    return len(run) >= _MIN or (len(run) >= 1 and not run.isascii())
+
+
 def _cost(literals: frozenset[str]) -> int:
-    return sum(10 if literal.strip() in _COMMON or len(literal.strip()) < 3 else 1 for literal in literals)
+    return sum(10 if literal.strip() in _COMMON or not _long_enough(literal.strip()) else 1 for literal in literals)
 
 
 def _runs(items) -> list[str]:
@@ -46,7 +51,7 @@ def _required(items) -> frozenset[str] | None:
     """A set of literals one of which any match of the sequence ``items`` contains, or None."""
     best: frozenset[str] | None = None
     for run in _runs(items):
-        if len(run) >= _MIN and (best is None or _cost(frozenset([run])) < _cost(best)
+        if _long_enough(run) and (best is None or _cost(frozenset([run])) < _cost(best)
                                  or (_cost(frozenset([run])) == _cost(best) and len(run) > min(map(len, best)))):
             best = frozenset([run])
     for op, arg in items:
