@@ -142,7 +142,9 @@ GENERATORS = {
     "password_assignment": lambda: rng.choice(
         [f"password: {r(AN, 6)}!{r(DG, 3)}", f"Server=sql01;Database=crm;User Id=app;Password={r(AN, 12)};"]
     ),
-    "password_in_command": lambda: rng.choice([f"mysql -u root -p'{r(AN, 10)}' crm", f"curl -u ci:{r(AN, 14)} https://repo"]),
+    "password_in_command": lambda: rng.choice(
+        [f"mysql -u root -p'{r(AN, 10)}' crm", f"curl -u ci:{r(AN, 14)} https://repo"]
+    ),
     "password_in_prose": lambda: f"my vpn password is {r(AN, 8)}{r(DG, 2)}",
     "basic_auth": lambda: "Authorization: Basic " + base64.b64encode(f"svc:{r(AN, 12)}".encode()).decode(),
     "url_token": lambda: f"https://api.example.org/v1/export?access_token={r(AN, 32)}",
@@ -150,7 +152,9 @@ GENERATORS = {
     "gcp_fcm_server_key": lambda: "AAAA" + r(AN, 7) + ":" + r(AN + "_-", 140),
     "nuget_api_key": lambda: "oy2" + r(LO + DG, 43),
     "discord_webhook": lambda: f"https://discord.com/api/webhooks/{r(DG, 18)}/{r(AN + '_-', 68)}",
-    "teams_webhook": lambda: f"https://acme.webhook.office.com/webhookb2/{r(HEX, 32)}@{r(HEX, 32)}/IncomingWebhook/{r(HEX, 32)}",
+    "teams_webhook": lambda: (
+        f"https://acme.webhook.office.com/webhookb2/{r(HEX, 32)}@{r(HEX, 32)}/IncomingWebhook/{r(HEX, 32)}"
+    ),
     "zapier_webhook": lambda: f"https://hooks.zapier.com/hooks/catch/{r(DG, 7)}/{r(LO + DG, 6)}/",
     "braintree_access_token": lambda: f"access_token$production${r(LO + DG, 16)}${r(HEX, 32)}",
     "heroku_api_key": lambda: "HRKU-AA" + r(AN + "_-", 58),
@@ -166,8 +170,9 @@ GENERATORS = {
     "mac_address": lambda: ":".join(r(HEX, 2) for _ in range(6)),
     "date_of_birth": lambda: f"Date of birth: {rng.randint(1, 28)} March {rng.randint(1940, 2005)}",
     "street_address": lambda: f"{rng.randint(1, 999)} Elm Street, Springfield, IL {r(DG, 5)}",
-    "uk_national_insurance_number": lambda: rng.choice(["AB", "JK", "ST"]) + " " + " ".join(r(DG, 2) for _ in range(3))
-    + " " + rng.choice("ABCD"),
+    "uk_national_insurance_number": lambda: (
+        rng.choice(["AB", "JK", "ST"]) + " " + " ".join(r(DG, 2) for _ in range(3)) + " " + rng.choice("ABCD")
+    ),
     "passport_number": lambda: "passport no. " + rng.choice(["C", "X", ""]) + r(DG, 8),
     "generic_api_key": lambda: f"api_key={r(AN, 32)}",
     "high_entropy_secret": lambda: r(AN, 40),

@@ -53,8 +53,14 @@ def evaluate(corpus: list[dict]) -> dict:
         per_group[sample["group"]]["samples"] += 1
         per_group[sample["group"]]["exact"] += found == expected
         if found != expected:
-            misses.append({"group": sample["group"], "expected": sorted(expected), "found": sorted(found),
-                           "text": sample["text"][:200]})
+            misses.append(
+                {
+                    "group": sample["group"],
+                    "expected": sorted(expected),
+                    "found": sorted(found),
+                    "text": sample["text"][:200],
+                }
+            )
     tp = sum(v["tp"] for v in per_kind.values())
     fp = sum(v["fp"] for v in per_kind.values())
     fn = sum(v["fn"] for v in per_kind.values())
@@ -66,7 +72,9 @@ def evaluate(corpus: list[dict]) -> dict:
             kind: {**v, "precision": _ratio(v["tp"], v["tp"] + v["fp"]), "recall": _ratio(v["tp"], v["tp"] + v["fn"])}
             for kind, v in sorted(per_kind.items())
         },
-        "per_group": {g: {**v, "caught_exactly": _ratio(v["exact"], v["samples"])} for g, v in sorted(per_group.items())},
+        "per_group": {
+            g: {**v, "caught_exactly": _ratio(v["exact"], v["samples"])} for g, v in sorted(per_group.items())
+        },
         "misses": misses,
     }
 
@@ -114,9 +122,10 @@ def _items(pool: list[str], rng: random.Random, n: int) -> list[str]:
 
 def scan_cost(n: int = 400) -> dict:
     """Milliseconds of CPU per 1 KB item for the whole Memory Defense pass (secrets + injection markers)."""
+    from eval_holdout import INJECTIONS, SECRETS, load
+
     from beliefs.defense.injection import injection_assessment
     from beliefs.defense.scanner import scan
-    from eval_holdout import INJECTIONS, SECRETS, load
 
     rng = random.Random(15)
     secrets = [s["text"] for s in load(SECRETS)]
@@ -177,12 +186,16 @@ def main() -> None:
     }
     write_result("defense", result)
     overall = result["overall"]
-    print(f"development: {result['samples']} samples, {result['kinds']} kinds: precision {overall['precision']}, "
-          f"recall {overall['recall']}; injection precision {result['injection']['precision']}, "
-          f"recall {result['injection']['recall']}")
+    print(
+        f"development: {result['samples']} samples, {result['kinds']} kinds: precision {overall['precision']}, "
+        f"recall {overall['recall']}; injection precision {result['injection']['precision']}, "
+        f"recall {result['injection']['recall']}"
+    )
     secrets, injection = holdout["secrets"], holdout["injection"]
-    print(f"held apart: {secrets['values']} values, recall {secrets['recall']}, precision {secrets['precision']}, "
-          f"placeholder/env false alarms {secrets['placeholder_and_env_false_alarms']}")
+    print(
+        f"held apart: {secrets['values']} values, recall {secrets['recall']}, precision {secrets['precision']}, "
+        f"placeholder/env false alarms {secrets['placeholder_and_env_false_alarms']}"
+    )
     for family, stats in secrets["per_family"].items():
         print(f"  {family}: {stats['caught']}/{stats['values']} ({stats['recall']})")
     for miss in secrets["misses"]:

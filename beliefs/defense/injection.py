@@ -17,6 +17,8 @@ import unicodedata
 from bisect import bisect_left
 from dataclasses import dataclass
 
+from ahocorasick_rs import AhoCorasick
+
 from beliefs.defense.injection_rules import CASED, DISCUSSION, FAMILIES, RULES
 from beliefs.defense.normalise import folded
 from beliefs.defense.triggers import required_literals
@@ -78,12 +80,15 @@ def _matchable(text: str):
 
 # Each rule is tried only when one of the literals it cannot match without occurs in the text.
 _RULES = [(family, pattern, frozenset(required_literals(pattern))) for family, pattern in RULES]
+# All those literals found in one pass (Aho-Corasick) instead of one substring test each.
+_LITERALS = AhoCorasick(sorted(set().union(*(literals for _, _, literals in _RULES))))
 
 
 def _rule_findings(variant: str, index, rules) -> list[InjectionFinding]:
     out = []
+    present = set(_LITERALS.find_matches_as_strings(variant, overlapping=True))
     for family, pattern, literals in rules:
-        if literals and not any(literal in variant for literal in literals):
+        if literals and literals.isdisjoint(present):
             continue
         for match in pattern.finditer(variant):
             if match.end() <= match.start() or DISCUSSION.search(variant, max(0, match.start() - 40), match.start()):

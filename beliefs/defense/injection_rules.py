@@ -1,3 +1,4 @@
+# ruff: noqa: E501 -- each rule is a regular expression read best as written, not wrapped mid-alternation.
 """Prompt-injection rules by family. Each pattern runs case-insensitively over the Unicode-folded text.
 
 Families: ``memory_directive`` (write this into your memory), ``override`` (ignore your
@@ -11,7 +12,6 @@ syntax), ``markup_exfiltration`` (markdown images, links and scripts that carry 
 from __future__ import annotations
 
 import re
-
 
 MEMORY_DIRECTIVE = [
     r"\b(?:remember|memori[sz]e|note|keep in mind)\b[^.\n]{0,80}?\b(?:for (?:all |every |any )?(?:future|later|subsequent|next)"

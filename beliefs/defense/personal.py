@@ -64,8 +64,10 @@ def _emails(text: str):
             yield start, match.end()
 
 
-_PHONE_CONTEXT = re.compile(r"(?i)\b(?:tel|phone|call|mobile|cell|fax|ring|contact|whatsapp|sms|text me|number|"
-                            r"telefon|téléphone|teléfono|callback|reach)\b")
+_PHONE_CONTEXT = re.compile(
+    r"(?i)\b(?:tel|phone|call|mobile|cell|fax|ring|contact|whatsapp|sms|text me|number|"
+    r"telefon|téléphone|teléfono|callback|reach)\b"
+)
 _REGIONS = ("US", "GB", "DE", "FR", "ES", "NL", "IT", "AU", "IN", "CA", "JP", "BR")
 _DATE_OR_TIME = re.compile(
     r"\d{4}-\d{2}-\d{2}|\d{1,2}[/.]\d{1,2}[/.]\d{2,4}|\d{1,2}:\d{2}|^\d{3}-\d{2}-\d{4}$|^\d{2}-\d{7}$"
@@ -98,13 +100,21 @@ def _phone_check(text: str, start: int, end: int) -> bool:
     return False
 
 
-_MONTH = r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
-_DATE = rf"(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}[/.\-]\d{{1,2}}[/.\-]\d{{2,4}}|{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\.?,?\s+\d{{4}})"
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|"
+    r"Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+)
+_DATE = (
+    rf"(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}[/.\-]\d{{1,2}}[/.\-]\d{{2,4}}|{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+"
+    rf"\d{{4}}|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\.?,?\s+\d{{4}})"
+)
 _STATES = (
     "AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|"
     "RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|DC|PR|VI|GU|AS|MP|FM|MH|PW|AA|AE|AP"
 )
-_UK_POSTCODE = r"(?:GIR ?0AA|[A-PR-UWYZ](?:\d[A-HJKPSTUW]?|[A-HK-Y]\d[ABEHMNPRVWXY]?|\d\d|[A-HK-Y]\d\d?) ?\d[ABD-HJLNP-UW-Z]{2})"
+_UK_POSTCODE = (
+    r"(?:GIR ?0AA|[A-PR-UWYZ](?:\d[A-HJKPSTUW]?|[A-HK-Y]\d[ABEHMNPRVWXY]?|\d\d|[A-HK-Y]\d\d?) ?\d[ABD-HJLNP-UW-Z]{2})"
+)
 _WORD = r"[A-Z][A-Za-z'.\-]*"
 
 PERSONAL: list[Detector] = [
@@ -135,11 +145,21 @@ PERSONAL: list[Detector] = [
         ),
         check=_phone_check,
     ),
-    Detector("credit_card", "pii", re.compile(r"(?<![\d\-])(?:\d[ \-]?){12,18}\d(?![\d\-])"), card,
-             check=lambda text, start, end: not near(text, start, _NOT_PERSONAL, 30),
-             precheck=re.compile(r"\d{4}[ \-]?\d{4}[ \-]?\d{4}")),
-    Detector("iban", "pii", re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"), iban_valid,
-             precheck=re.compile(r"[A-Z]{2}\d\d")),
+    Detector(
+        "credit_card",
+        "pii",
+        re.compile(r"(?<![\d\-])(?:\d[ \-]?){12,18}\d(?![\d\-])"),
+        card,
+        check=lambda text, start, end: not near(text, start, _NOT_PERSONAL, 30),
+        precheck=re.compile(r"\d{4}[ \-]?\d{4}[ \-]?\d{4}"),
+    ),
+    Detector(
+        "iban",
+        "pii",
+        re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"),
+        iban_valid,
+        precheck=re.compile(r"[A-Z]{2}\d\d"),
+    ),
     Detector(
         "us_ssn",
         "pii",
@@ -191,8 +211,13 @@ PERSONAL: list[Detector] = [
         group="v",
         keywords=("sin", "social insurance"),
     ),
-    Detector("br_cpf", "pii", re.compile(r"(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\d\-])"), cpf_valid,
-             precheck=re.compile(r"\d\.\d{3}\.\d{3}-")),
+    Detector(
+        "br_cpf",
+        "pii",
+        re.compile(r"(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\d\-])"),
+        cpf_valid,
+        precheck=re.compile(r"\d\.\d{3}\.\d{3}-"),
+    ),
     Detector(
         "passport_number",
         "pii",
@@ -233,13 +258,19 @@ PERSONAL: list[Detector] = [
     Detector(
         "mac_address",
         "pii",
-        re.compile(r"\b[0-9A-Fa-f]{2}([:\-])(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}\b|\b[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\b"),
-        validate=lambda v: len(set(re.sub(r"[:.\-]", "", v).lower())) > 1
-        and (not re.fullmatch(r"[\d.]+", v)),
+        re.compile(
+            r"\b[0-9A-Fa-f]{2}([:\-])(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}\b|\b[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\b"
+        ),
+        validate=lambda v: len(set(re.sub(r"[:.\-]", "", v).lower())) > 1 and (not re.fullmatch(r"[\d.]+", v)),
         precheck=re.compile(r"[0-9A-Fa-f]{2}[:\-][0-9A-Fa-f]{2}[:\-][0-9A-Fa-f]{2}|[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\."),
     ),
-    Detector("crypto_wallet", "pii", re.compile(r"\b(?:bc|tb|BC|TB)1[02-9ac-hj-np-zAC-HJ-NP-Z]{11,71}\b"), bech32_address,
-             keywords=("bc1", "tb1")),
+    Detector(
+        "crypto_wallet",
+        "pii",
+        re.compile(r"\b(?:bc|tb|BC|TB)1[02-9ac-hj-np-zAC-HJ-NP-Z]{11,71}\b"),
+        bech32_address,
+        keywords=("bc1", "tb1"),
+    ),
     Detector("crypto_wallet", "pii", re.compile(r"\b[13][1-9A-HJ-NP-Za-km-z]{25,34}\b"), base58check_address),
     Detector("crypto_wallet", "pii", re.compile(r"\b0x[0-9a-fA-F]{40}(?![0-9a-fA-F])"), keywords=("0x",)),
     Detector(

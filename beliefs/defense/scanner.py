@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from ahocorasick_rs import AhoCorasick
+
 from beliefs.defense.detectors import CATEGORY, DETECTORS, Detector
 from beliefs.defense.normalise import concatenations, decoded_runs, despaced, folded
 from beliefs.defense.validators import ip_kind
@@ -67,6 +69,7 @@ def _value(match: re.Match, group) -> tuple[str | None, int, int]:
 
 
 _KEYWORDS = sorted({k for d in DETECTORS for k in d.keywords})
+_KEYWORD_FINDER = AhoCorasick(_KEYWORDS)
 
 
 class _Keywords:
@@ -76,7 +79,7 @@ class _Keywords:
     def __init__(self, text: str):
         self.lowered = text.lower()
         self.aligned = len(self.lowered) == len(text)
-        self.present = {k for k in _KEYWORDS if k in self.lowered}
+        self.present = set(_KEYWORD_FINDER.find_matches_as_strings(self.lowered, overlapping=True))
 
     def starts(self, keywords) -> list[int]:
         if not self.aligned:
@@ -136,7 +139,8 @@ def _mapped(found, index: list[int], via: str) -> list[Finding]:
 _STRONG: list[Detector] = [
     replace(d, pattern=re.compile(d.pattern.pattern.replace(r"\b", ""), d.pattern.flags)) for d in DETECTORS if d.strong
 ]
-_STRONG_PREFIX = re.compile("|".join(sorted({re.escape(p) for d in _STRONG for p in d.prefixes}, key=len, reverse=True)))
+_STRONG_PREFIXES = sorted({p for d in _STRONG for p in d.prefixes})
+_PREFIX_FINDER = AhoCorasick(_STRONG_PREFIXES)
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9_\-.~:$]*")
 _DECODED = [d for d in DETECTORS if d.kind != "high_entropy_secret"]
 
@@ -153,7 +157,8 @@ def _folded_findings(text: str, ips: str) -> list[Finding]:
     # character dropped from between ASCII characters (not a Persian ZWNJ or an emoji joiner).
     changed = [i for i, position in enumerate(index) if variant[i] != text[position] and variant[i].isascii()]
     changed += [
-        i for i in range(1, len(index))
+        i
+        for i in range(1, len(index))
         if index[i] - index[i - 1] > 1 and variant[i].isascii() and variant[i - 1].isascii()
     ]
     if not changed:
@@ -179,11 +184,10 @@ def _windows(points: list[int], length: int) -> list[tuple[int, int]]:
 def _split(text: str, ips: str, covered: list[Finding]) -> list[Finding]:
     """Tokens with a distinctive prefix written across spaces or lines (``glpat-abc def…``)."""
     out = []
-    for match in _STRONG_PREFIX.finditer(text):
-        start = match.start()
+    for _, start, prefix_end in _PREFIX_FINDER.find_matches_as_indexes(text, overlapping=True):
         if any(f.start <= start < f.end for f in covered):
             continue
-        gap = _TOKEN_RUN.match(text, match.end()).end()
+        gap = _TOKEN_RUN.match(text, prefix_end).end()
         if gap >= len(text) or not text[gap].isspace() or gap - start > 120:
             continue  # the token runs on unbroken (the plain pass saw it), or this is not a token
         window, index = despaced(text, start, start + 300)

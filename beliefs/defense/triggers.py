@@ -19,8 +19,10 @@ except ImportError:  # pragma: no cover
 
 _MIN = 3
 # Literals common in any prose make a poor filter; a set containing one costs as much as ten rarer ones.
-_COMMON = frozenset("the and you your for with this that http https end call message mode role all any not are can now "
-                    "was were has have his her one use run".split())
+_COMMON = frozenset(
+    "the and you your for with this that http https end call message mode role all any not are can now "
+    "was were has have his her one use run".split()
+)
 
 
 def _long_enough(run: str) -> bool:
@@ -51,8 +53,11 @@ def _required(items) -> frozenset[str] | None:
     """A set of literals one of which any match of the sequence ``items`` contains, or None."""
     best: frozenset[str] | None = None
     for run in _runs(items):
-        if _long_enough(run) and (best is None or _cost(frozenset([run])) < _cost(best)
-                                 or (_cost(frozenset([run])) == _cost(best) and len(run) > min(map(len, best)))):
+        if _long_enough(run) and (
+            best is None
+            or _cost(frozenset([run])) < _cost(best)
+            or (_cost(frozenset([run])) == _cost(best) and len(run) > min(map(len, best)))
+        ):
             best = frozenset([run])
     for op, arg in items:
         candidate = None

@@ -25,11 +25,26 @@ from stdnum import iban, luhn
 from stdnum.br import cpf
 from stdnum.us import ssn
 
-_PLACEHOLDER_WORDS = ("your", "replace", "changeme", "change_me", "change-me", "placeholder", "redacted", "dummy",
-                      "...", "…", "{{", "}}", "%(")
+_PLACEHOLDER_WORDS = (
+    "your",
+    "replace",
+    "changeme",
+    "change_me",
+    "change-me",
+    "placeholder",
+    "redacted",
+    "dummy",
+    "...",
+    "…",
+    "{{",
+    "}}",
+    "%(",
+)
 _PLACEHOLDER_SHAPES = re.compile(r"(?i)^my[-_]|<[a-z_ -]+>|\)s$|^%\w+%$|^\$\(|^\$\{|^\$[A-Z_]")
-_NOT_A_VALUE = re.compile(r"(?i)^(?:none|null|nil|true|false|undefined|empty|secret|password|passwd|pass|token|key|"
-                          r"string|str|value|required|optional|n/?a|tbd|todo|test|testing|example|sample|default)$")
+_NOT_A_VALUE = re.compile(
+    r"(?i)^(?:none|null|nil|true|false|undefined|empty|secret|password|passwd|pass|token|key|"
+    r"string|str|value|required|optional|n/?a|tbd|todo|test|testing|example|sample|default)$"
+)
 _REFERENCE = re.compile(
     r"(?i)^(?:os\.|process\.env|getenv|system\.getenv|settings\.|secrets?\.|vault:|keyring\.|request\.|self\.|this\.|"
     r"credentials\.|rails\.|!ref\b|!sub\b|!getatt|[a-z_]\w*(?:\.\w+)+\s*[(\[]|[a-z_]\w{2,}\s*[(\[]\s*['\"])"
@@ -97,14 +112,14 @@ def password_value(text: str) -> bool:
 
 
 # Issuer identification ranges of the card networks (Visa, Mastercard, Amex, Discover, JCB, Diners, UnionPay, Maestro).
-_CARD_IIN = re.compile(r"4|5[1-5]|2(?:2[2-9]|[3-6]\d|7[01]|720)|3[47]|6(?:011|5|4[4-9]|22)|35|3(?:0[0-5]|[689])|62|5[06-9]|6")
+_CARD_IIN = re.compile(
+    r"4|5[1-5]|2(?:2[2-9]|[3-6]\d|7[01]|720)|3[47]|6(?:011|5|4[4-9]|22)|35|3(?:0[0-5]|[689])|62|5[06-9]|6"
+)
 
 
 def card(text: str) -> bool:
     digits = re.sub(r"\D", "", text)
-    return (
-        13 <= len(digits) <= 19 and luhn.is_valid(digits) and len(set(digits)) >= 2 and bool(_CARD_IIN.match(digits))
-    )
+    return 13 <= len(digits) <= 19 and luhn.is_valid(digits) and len(set(digits)) >= 2 and bool(_CARD_IIN.match(digits))
 
 
 def iban_valid(text: str) -> bool:

@@ -80,9 +80,7 @@ def defense_rescan_run(*, rescan_id: int) -> DefenseRescan:
             rescan.save()
 
 
-def episodes_rederive(
-    *, bank: Bank, changes: dict[int, tuple[str, dict]], ip_addresses: bool | str = "public"
-) -> None:
+def episodes_rederive(*, bank: Bank, changes: dict[int, tuple[str, dict]], ip_addresses: bool | str = "public") -> None:
     """Replace episodes' content/metadata and rebuild everything derived from them. Inside a transaction."""
     ids = sorted(changes)
     lock_bank_for_consolidation(bank)
@@ -102,8 +100,16 @@ def episodes_rederive(
         row.extracted_at = None
     Episode.objects.bulk_update(
         rows,
-        ["content", "metadata", "embedding", "content_hash", "token_count", "injection_flags", "injection_spans",
-         "extracted_at"],
+        [
+            "content",
+            "metadata",
+            "embedding",
+            "content_hash",
+            "token_count",
+            "injection_flags",
+            "injection_spans",
+            "extracted_at",
+        ],
     )
     episodes_index(bank=bank, episode_ids=ids)
     outcome, _, _ = beliefs_rederive(bank=bank, slots=slots)

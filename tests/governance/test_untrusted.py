@@ -63,6 +63,14 @@ def test_recall_flags_items_and_renders_a_fenced_prompt_within_budget(caller):
     assert "<b>" not in prompt["text"] and "‹b›close‹/b›" in prompt["text"] and "\u200b" not in prompt["text"]
     assert prompt["items"] == 2 and prompt["tokens"] <= 200 == body["budget_tokens"]
     assert count_tokens(prompt["text"]) == prompt["tokens"]
+    episode = Episode.objects.get(bank=caller.bank, content__startswith="Ticket 12")
+    spans = {span["family"]: span for span in episode.injection_spans}
+    override = spans["override"]
+    assert episode.content[override["start"] : override["end"]].startswith("ignore previous instructions")
+    api = caller.client.get(caller.url(f"episodes/{episode.pk}")).json()
+    assert (
+        api["injection_flags"] == ["override", "hidden_unicode"] and api["injection_spans"] == episode.injection_spans
+    )
 
     tight = caller.client.post(
         caller.url("recall"), {"query": "ticket alert disk", "budget_tokens": 90, "render": "prompt"}, format="json"
