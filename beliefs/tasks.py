@@ -15,16 +15,17 @@ from datetime import timedelta
 
 from celery import shared_task
 from celery.signals import task_failure, task_prerun
-from django.db import OperationalError
+from django.conf import settings
+from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from banks.models import Bank
 from banks.policy import bank_policy
-from beliefs.models import Episode, RetainBatch
+from beliefs.models import RetainBatch
 from beliefs.selectors.backlog import banks_with_backlog
 from beliefs.services.consolidate import consolidate
 from beliefs.services.decay import beliefs_decay
-from beliefs.services.extract import bank_extract
+from beliefs.services.extract import bank_extract, batches_mark_extracted
 from beliefs.services.mental_models import mental_models_refresh
 from beliefs.services.retain import retain_batch_fail, retain_batch_process
 from memoryhub import metrics
@@ -33,7 +34,7 @@ from memoryhub.tenancy import clear_session_scope, rls_bypass, tenant_scope
 
 logger = logging.getLogger(__name__)
 
-_TRANSIENT = (OperationalError, ConnectionError, TimeoutError)
+_TRANSIENT = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
 _TASK_OPTIONS = {
     "acks_late": True,
     "reject_on_worker_lost": True,
@@ -42,7 +43,6 @@ _TASK_OPTIONS = {
     "retry_backoff_max": 300,
     "max_retries": 8,
 }
-STALLED_AFTER = timedelta(minutes=10)
 THROTTLE_DELAY = 2  # seconds between runs of a throttled bank
 BUSY_RETRY_DELAY = 5
 MAX_ATTEMPTS = 5
@@ -80,17 +80,19 @@ def _process_retain_batch(batch_id: int) -> dict:
     return {"batch_id": batch_id, "status": batch.status, "created": batch.created_count}
 
 
+def _stalled_after() -> timedelta:
+    return timedelta(seconds=settings.MEMORYHUB["STALLED_AFTER_SECONDS"])
+
+
 @shared_task(**_TASK_OPTIONS)
 def extract_batch_task(*, batch_id: int) -> dict:
-    """Extraction after a retain: the bank's pending episodes (this batch's among them), then consolidation."""
+    """Extraction after a retain (messages queued before extraction was coalesced per bank)."""
     tenant_id = _tenant_of(RetainBatch, batch_id)
     if tenant_id is None:
         return {"batch_id": batch_id, "status": "missing"}
     with tenant_scope(tenant_id):
         bank_id = RetainBatch.objects.filter(pk=batch_id).values_list("bank_id", flat=True).first()
         result = _extract_and_chain(bank_id)
-        if not Episode.objects.filter(batch_id=batch_id, extracted_at__isnull=True).exists():
-            RetainBatch.objects.filter(pk=batch_id).update(extraction_status=RetainBatch.Status.DONE)
     return {"batch_id": batch_id, **result}
 
 
@@ -118,9 +120,10 @@ def _extract_and_chain(bank_id: int) -> dict:
     result = bank_extract(bank=bank)
     if result.paused:
         return {"bank_id": bank_id, "status": "paused"}
+    batches_mark_extracted(bank=bank)
     if result.remaining:  # throttled: the rest in a later run, after consolidation had its turn
-        enqueue_on_commit(TaskName.EXTRACT_BANK, bank_id=bank_id, countdown=THROTTLE_DELAY)
-    enqueue_on_commit(TaskName.CONSOLIDATE_BANK, bank_id=bank_id)
+        enqueue_on_commit(TaskName.EXTRACT_BANK, bank_id=bank_id, tenant_id=bank.tenant_id, countdown=THROTTLE_DELAY)
+    enqueue_on_commit(TaskName.CONSOLIDATE_BANK, bank_id=bank_id, tenant_id=bank.tenant_id)
     logger.info("bank %s: %s episodes extracted, %s facts", bank_id, result.episodes, result.facts)
     return {"bank_id": bank_id, "episodes": result.episodes, "facts": result.facts, "remaining": result.remaining}
 
@@ -132,12 +135,13 @@ def consolidate_bank_task(self, *, bank_id: int) -> dict:
         return {"bank_id": bank_id, "status": "missing"}
     with tenant_scope(bank.tenant_id):
         result = consolidate(bank=bank)
+    tenant_id = bank.tenant_id
     if result.busy:  # another worker holds this bank; it cannot see facts stored after it started
-        enqueue_on_commit(TaskName.CONSOLIDATE_BANK, bank_id=bank_id, countdown=BUSY_RETRY_DELAY)
+        enqueue_on_commit(TaskName.CONSOLIDATE_BANK, bank_id=bank_id, tenant_id=tenant_id, countdown=BUSY_RETRY_DELAY)
     elif result.remaining and not result.paused:
-        enqueue_on_commit(TaskName.CONSOLIDATE_BANK, bank_id=bank_id, countdown=THROTTLE_DELAY)
+        enqueue_on_commit(TaskName.CONSOLIDATE_BANK, bank_id=bank_id, tenant_id=tenant_id, countdown=THROTTLE_DELAY)
     if result.beliefs_formed or result.beliefs_changed:
-        enqueue_on_commit(TaskName.REFRESH_MENTAL_MODELS, bank_id=bank_id)
+        enqueue_on_commit(TaskName.REFRESH_MENTAL_MODELS, bank_id=bank_id, tenant_id=tenant_id)
     return {
         "bank_id": bank_id,
         "facts": result.facts,
@@ -170,7 +174,7 @@ def decay_beliefs_task() -> dict:
             changed = beliefs_decay(bank=bank)
         changed_total += changed
         if changed:
-            enqueue_on_commit(TaskName.REFRESH_MENTAL_MODELS, bank_id=bank.pk)
+            enqueue_on_commit(TaskName.REFRESH_MENTAL_MODELS, bank_id=bank.pk, tenant_id=bank.tenant_id)
     return {"changed": changed_total}
 
 
@@ -179,19 +183,19 @@ def resume_stalled_banks_task() -> dict:
     """Banks whose episodes or facts wait too long (a lost task, a crashed worker) get their work re-queued."""
     resumed = []
     with rls_bypass():
-        waiting = banks_with_backlog(older_than=timezone.now() - STALLED_AFTER)
+        waiting = banks_with_backlog(older_than=timezone.now() - _stalled_after())
     for bank in Bank.objects.filter(pk__in=waiting):
         if bank_policy(bank).background_paused:
             continue
         resumed.append(bank.pk)
-        enqueue_on_commit(TaskName.EXTRACT_BANK, bank_id=bank.pk)
+        enqueue_on_commit(TaskName.EXTRACT_BANK, bank_id=bank.pk, tenant_id=bank.tenant_id)
     return {"resumed": resumed}
 
 
 @shared_task(**_TASK_OPTIONS)
 def requeue_stalled_batches_task() -> dict:
     """Re-enqueue async batches that the broker lost (pending or stuck in processing)."""
-    cutoff = timezone.now() - STALLED_AFTER
+    cutoff = timezone.now() - _stalled_after()
     with rls_bypass():
         stalled = list(
             RetainBatch.objects.filter(
@@ -199,10 +203,10 @@ def requeue_stalled_batches_task() -> dict:
                 status__in=[RetainBatch.Status.PENDING, RetainBatch.Status.PROCESSING],
                 created_at__lt=cutoff,
                 attempts__lt=MAX_ATTEMPTS,
-            ).values_list("pk", flat=True)[:1000]
+            ).values_list("pk", "tenant_id")[:1000]
         )
-    for batch_id in stalled:
-        enqueue_on_commit(TaskName.PROCESS_RETAIN_BATCH, batch_id=batch_id)
+    for batch_id, tenant_id in stalled:
+        enqueue_on_commit(TaskName.PROCESS_RETAIN_BATCH, batch_id=batch_id, tenant_id=tenant_id)
     return {"requeued": len(stalled)}
 
 

@@ -1,11 +1,26 @@
-"""The Celery application. Tasks live in each app's ``tasks.py`` and are found automatically."""
+"""The Celery application. Tasks live in each app's ``tasks.py`` and are found automatically.
+
+Queues, routes and priorities come from :mod:`memoryhub.queues` (the one place that
+decides where work goes).
+"""
 
 import os
 
 from celery import Celery
+from celery.signals import task_prerun
+
+from memoryhub.queues import celery_config
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryhub.settings")
 
 app = Celery("memoryhub")
 app.config_from_object("django.conf:settings", namespace="CELERY")
+app.conf.update(celery_config())
 app.autodiscover_tasks()
+
+
+@task_prerun.connect(weak=False)
+def _release_coalesced(sender=None, kwargs=None, **_):
+    from memoryhub.queues import release_coalesced
+
+    release_coalesced(getattr(sender, "name", ""), kwargs or {})

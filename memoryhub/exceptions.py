@@ -15,6 +15,7 @@ from rest_framework import exceptions as drf_exceptions
 from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+from rest_framework.views import set_rollback
 
 
 class MemoryHubError(Exception):
@@ -126,6 +127,37 @@ class InterventionNotFound(MemoryHubError):
     default_detail = "No intervention was recorded for this account; outcomes are scored against interventions."
 
 
+class InterventionAlreadyScored(MemoryHubError):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "intervention_already_scored"
+    default_detail = (
+        "This intervention already has a different outcome; an intervention is scored once "
+        "(the same result again is accepted as a duplicate)."
+    )
+
+
+class OutcomeAccountMismatch(MemoryHubError):
+    default_code = "outcome_account_mismatch"
+    default_detail = "The named intervention belongs to another account."
+
+
+class OutcomeBeforeIntervention(MemoryHubError):
+    default_code = "outcome_before_intervention"
+    default_detail = "The outcome happened before the named intervention started."
+
+
+class PlayNotFound(MemoryHubError):
+    status_code = status.HTTP_404_NOT_FOUND
+    default_code = "play_not_found"
+    default_detail = "No play with this name in the bank's catalogue."
+
+
+class TriageDecisionNotFound(MemoryHubError):
+    status_code = status.HTTP_404_NOT_FOUND
+    default_code = "triage_decision_not_found"
+    default_detail = "No such triage decision in this bank."
+
+
 class LessonWithoutEvidence(MemoryHubError):
     default_code = "lesson_without_evidence"
     default_detail = "Each lesson needs evidence: episode ids from this bank, or the play and segment it is about."
@@ -146,6 +178,16 @@ class ReviewItemAlreadyDecided(MemoryHubError):
 class ReviewDecisionInvalid(MemoryHubError):
     default_code = "review_decision_invalid"
     default_detail = "This decision does not apply to this kind of review item."
+
+
+class ImportLineInvalid(MemoryHubError):
+    default_code = "import_line_invalid"
+    default_detail = "A line of the import is not a valid record ('extra.line'); nothing of its batch was stored."
+
+
+class ImportFormatUnknown(MemoryHubError):
+    default_code = "import_format_unknown"
+    default_detail = "Unknown import format; use memoryhub, jsonl or mem0."
 
 
 class LLMError(MemoryHubError):
@@ -179,6 +221,11 @@ def exception_handler(exc, context):
     """Render every error as ``{"code", "detail", "extra"}``."""
     if isinstance(exc, MemoryHubError):
         return _error(exc.default_code, exc.detail, exc.status_code, exc.extra)
+    from memoryhub.unavailable import DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS, is_dependency_error
+
+    if is_dependency_error(exc):
+        set_rollback()
+        return Response(DATABASE_UNAVAILABLE, status=503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
     if isinstance(exc, RequestDataTooBig):
         return _error("payload_too_large", "The request body is larger than the server accepts.", 413)
     if isinstance(exc, TooManyFieldsSent):

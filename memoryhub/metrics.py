@@ -44,6 +44,11 @@ TASK_FAILURES = Counter("memoryhub_task_failures_total", "Celery tasks that rais
 ERASURES = Counter("memoryhub_erasures_total", "Completed erasures (subject or bank).")
 ERASED_EPISODES = Counter("memoryhub_erased_episodes_total", "Episodes removed by erasures.")
 FACTS_EXTRACTED = Counter("memoryhub_facts_extracted_total", "Facts extracted from episodes.", ["extractor"])
+ENQUEUE_FAILURES = Counter(
+    "memoryhub_enqueue_failures_total",
+    "Tasks that could not be sent (broker down); the beat sweeps re-queue them.",
+    ["task"],
+)
 BELIEF_CHANGES = Counter("memoryhub_belief_changes_total", "Belief versions written, by cause.", ["cause"])
 
 
@@ -96,20 +101,12 @@ def observe_belief_change(cause: str) -> None:
     BELIEF_CHANGES.labels(cause=cause).inc()
 
 
-def _queue_depth() -> float:
-    """Length of the default Celery queue in Redis (NaN when the broker cannot be reached)."""
-    import redis
-    from django.conf import settings
-
-    try:
-        client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=0.5, socket_connect_timeout=0.5)
-        return float(client.llen("celery"))
-    except redis.RedisError:
-        return float("nan")
-
-
 def observe_task_failure(task_name: str) -> None:
     TASK_FAILURES.labels(task=task_name).inc()
+
+
+def observe_enqueue_failure(task_name: str) -> None:
+    ENQUEUE_FAILURES.labels(task=task_name).inc()
 
 
 class BacklogCollector:
@@ -135,8 +132,13 @@ class BacklogCollector:
         pending.add_metric(["extraction"], summary.unextracted_episodes)
         pending.add_metric(["consolidation"], summary.unconsolidated_facts)
         yield pending
-        depth = GaugeMetricFamily("memoryhub_task_queue_depth", "Messages waiting in the Celery broker queue.")
-        depth.add_metric([], _queue_depth())
+        from memoryhub.queues import queue_depths
+
+        depth = GaugeMetricFamily(
+            "memoryhub_task_queue_depth", "Messages waiting in each Celery queue (NaN: broker down).", labels=["queue"]
+        )
+        for queue, waiting in queue_depths().items():
+            depth.add_metric([queue], waiting)
         yield depth
 
 

@@ -59,10 +59,12 @@ INSTALLED_APPS = [
     "banks",
     "beliefs",
     "reviews",
+    "portability",
 ]
 
 MIDDLEWARE = [
     "memoryhub.request_context.RequestIdMiddleware",
+    "memoryhub.unavailable.DependencyUnavailableMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -92,13 +94,15 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {
-    "default": database_settings(
-        data_dir=DATA_DIR,
-        database_url=os.environ.get("DATABASE_URL"),
-        name_override=os.environ.get("MEMORYHUB_DB_NAME"),
-    )
-}
+# "default" is the request role; "maintenance" owns the schema (migrations, cross-tenant sweeps, admin).
+DATABASES, DATABASE_ROLES = database_settings(
+    data_dir=DATA_DIR,
+    database_url=os.environ.get("DATABASE_URL"),
+    maintenance_url=os.environ.get("MEMORYHUB_MAINTENANCE_DATABASE_URL"),
+    name_override=os.environ.get("MEMORYHUB_DB_NAME"),
+    connect_as=os.environ.get("MEMORYHUB_DB_CONNECT_AS", "request"),
+)
+DATABASE_ROUTERS = ["memoryhub.tenancy.MaintenanceRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTHENTICATION_BACKENDS = [
@@ -163,7 +167,17 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": 3600,
+    # Priority lists per queue (memoryhub.queues: fair sharing between tenants); 0 is served first.
+    "priority_steps": [0, 3, 6, 9],
+    "sep": "\x06\x16",
+    # A dead or hung broker fails fast instead of holding a request (the row in PostgreSQL is the truth).
+    "socket_timeout": 5,
+    "socket_connect_timeout": 2,
+}
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.25, "interval_max": 0.5}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ALWAYS_EAGER = env_bool("MEMORYHUB_EAGER_TASKS", False)
 CELERY_TASK_EAGER_PROPAGATES = CELERY_TASK_ALWAYS_EAGER
 if CELERY_TASK_ALWAYS_EAGER:
@@ -220,6 +234,10 @@ MEMORYHUB = {
     "RATE_LIMIT_PER_MINUTE": env_int("MEMORYHUB_RATE_LIMIT_PER_MINUTE", 600),
     # Beliefs and facts in recall: a derived item must be at least this similar to the query.
     "DERIVED_MIN_SIMILARITY": float(os.environ.get("MEMORYHUB_DERIVED_MIN_SIMILARITY", "0.35")),
+    # Beat sweeps re-queue batches and banks whose work waited this long (a lost message, a killed worker).
+    "STALLED_AFTER_SECONDS": env_int("MEMORYHUB_STALLED_AFTER_SECONDS", 600),
+    # Fault injection (`make chaos`): publish every task twice, as a redelivering broker would.
+    "FAULT_DUPLICATE_DELIVERY": env_bool("MEMORYHUB_FAULT_DUPLICATE_DELIVERY", False),
 }
 
 LOGGING = {

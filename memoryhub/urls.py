@@ -7,6 +7,7 @@ from memoryhub.health import healthz, metrics_view
 api_v1 = [
     path("", include("banks.api.urls")),
     path("", include("beliefs.api.urls")),
+    path("", include("portability.urls")),
 ]
 
 urlpatterns = [
@@ -17,3 +18,5 @@ urlpatterns = [
     path("metrics", metrics_view, name="metrics"),
     path("admin/", admin.site.urls),
 ]
+
+handler500 = "memoryhub.unavailable.server_error"

@@ -18,6 +18,18 @@ from tests.factories import BankFactory, TenantFactory
 @pytest.fixture(scope="session", autouse=True)
 def _local_redis():
     ensure_redis(settings.REDIS_URL, settings.DATA_DIR)
+    forget_queue_state()
+
+
+def forget_queue_state() -> None:
+    """Drop coalescing markers and fair-share counters (an earlier run's bank ids may repeat in this one)."""
+    import redis
+
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    for pattern in ("memoryhub:queued:*", "memoryhub:fair:*"):
+        keys = list(client.scan_iter(pattern))
+        if keys:
+            client.delete(*keys)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -37,7 +37,7 @@ def defense_rescan_start(*, bank: Bank) -> DefenseRescan:
     rescan = DefenseRescan.objects.create(
         tenant_id=bank.tenant_id, bank=bank, total=Episode.objects.filter(bank=bank).count()
     )
-    enqueue_on_commit(TaskName.DEFENSE_RESCAN, rescan_id=rescan.pk)
+    enqueue_on_commit(TaskName.DEFENSE_RESCAN, rescan_id=rescan.pk, tenant_id=bank.tenant_id)
     return rescan
 
 
@@ -118,4 +118,4 @@ def episodes_rederive(*, bank: Bank, changes: dict[int, tuple[str, dict]], ip_ad
         new = scrub_value(version.new_statement, Counter(), ip_addresses)
         if (old, new) != (version.old_statement, version.new_statement):
             BeliefVersion.objects.filter(pk=version.pk).update(old_statement=old, new_statement=new)
-    enqueue_on_commit(TaskName.EXTRACT_BANK, bank_id=bank.pk)
+    enqueue_on_commit(TaskName.EXTRACT_BANK, bank_id=bank.pk, tenant_id=bank.tenant_id)

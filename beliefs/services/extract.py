@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from datetime import date
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
 from banks.models import Bank
 from banks.policy import BankPolicy, bank_policy
 from beliefs.extractors import FactDraft, llm, rules, structured
-from beliefs.models import BankUsage, Episode, Fact
+from beliefs.models import BankUsage, Episode, Fact, RetainBatch
 from memoryhub import metrics
 from memoryhub.embeddings import embed_texts
 from memoryhub.exceptions import LLMError
@@ -164,6 +164,18 @@ def _fact_row(bank: Bank, episode: Episode, draft: FactDraft, vector) -> Fact:
     )
 
 
+def batches_mark_extracted(*, bank: Bank) -> int:
+    """Stored batches of ``bank`` none of whose episodes waits for extraction any more are ``done``."""
+    waiting = Episode.objects.filter(batch_id=OuterRef("pk"), extracted_at__isnull=True)
+    return (
+        RetainBatch.objects.filter(
+            bank=bank, status=RetainBatch.Status.DONE, extraction_status=RetainBatch.Status.PENDING
+        )
+        .exclude(Exists(waiting))
+        .update(extraction_status=RetainBatch.Status.DONE)
+    )
+
+
 def bank_background_queue(*, bank: Bank) -> None:
     """Queue an extract → consolidate → refresh run for ``bank`` once the current transaction commits."""
-    enqueue_on_commit(TaskName.EXTRACT_BANK, bank_id=bank.pk)
+    enqueue_on_commit(TaskName.EXTRACT_BANK, bank_id=bank.pk, tenant_id=bank.tenant_id)

@@ -63,7 +63,7 @@ def episodes_delete(*, bank: Bank, episode_ids: list[int], erase: bool = False) 
         else:
             outcome = slots_refresh(bank=bank, slots=slots, cause_hint=BeliefVersion.Cause.EVIDENCE_REMOVED)
             if outcome.changed or outcome.formed:
-                enqueue_on_commit(TaskName.REFRESH_MENTAL_MODELS, bank_id=bank.pk)
+                enqueue_on_commit(TaskName.REFRESH_MENTAL_MODELS, bank_id=bank.pk, tenant_id=bank.tenant_id)
         counts["beliefs_reassessed"] = outcome.changed
     return counts
 
@@ -107,7 +107,7 @@ def erasure_request_create(*, tenant, bank: Bank | None, subject: str, requested
         subject_hash=subject_hash(tenant_id=tenant.pk, subject=subject),
         requested_by=requested_by[:200],
     )
-    enqueue_on_commit(TaskName.RUN_ERASURE, request_id=request.pk)
+    enqueue_on_commit(TaskName.RUN_ERASURE, request_id=request.pk, tenant_id=tenant.pk)
     return request
 
 

@@ -154,7 +154,7 @@ def retain_async_submit(*, bank: Bank, items: list[RetainItem], idempotency_key:
                 items=[item.to_json() for item in items],
                 item_count=len(items),
             )
-            enqueue_on_commit(TaskName.PROCESS_RETAIN_BATCH, batch_id=batch.pk)
+            enqueue_on_commit(TaskName.PROCESS_RETAIN_BATCH, batch_id=batch.pk, tenant_id=bank.tenant_id)
     except IntegrityError:
         # A concurrent submit with the same key won the race: it is the batch to poll.
         existing = _batch_for_key(bank=bank, idempotency_key=idempotency_key, fingerprint=fingerprint)
@@ -347,8 +347,8 @@ def _finish(
     batch.save()
     duplicates = batch.duplicate_count
     transaction.on_commit(lambda: metrics.observe_retain(created, duplicates))
-    if created:
-        enqueue_on_commit(TaskName.EXTRACT_BATCH, batch_id=batch.pk)
+    if created:  # one extraction run per bank and burst, however many batches arrive (memoryhub.queues)
+        enqueue_on_commit(TaskName.EXTRACT_BANK, bank_id=batch.bank_id, tenant_id=batch.tenant_id)
 
 
 def _result(batch: RetainBatch, outcomes: list[RetainOutcome], started: float) -> RetainResult:

@@ -44,7 +44,9 @@ def test_services_do_not_import_tasks(package):
 @pytest.mark.django_db(transaction=True)
 def test_enqueue_waits_for_commit_and_rollback_sends_nothing(monkeypatch):
     sent: list[tuple[str, dict]] = []
-    monkeypatch.setattr("memoryhub.queues.enqueue", lambda task, countdown=None, **kwargs: sent.append((task, kwargs)))
+    monkeypatch.setattr(
+        "memoryhub.queues.enqueue", lambda task, countdown=None, tenant_id=None, **kwargs: sent.append((task, kwargs))
+    )
 
     with pytest.raises(RuntimeError), transaction.atomic():
         enqueue_on_commit(TaskName.EXTRACT_BANK, bank_id=1)

@@ -1,8 +1,8 @@
 """``manage.py serve``: everything a laptop needs, in one command.
 
 Starts Redis when none answers (the embedded PostgreSQL starts with the settings),
-applies migrations, seeds the demo bank, then runs a Celery worker (with beat) and the
-gunicorn web server side by side until interrupted.
+applies migrations, seeds the demo bank, then runs one Celery worker per queue (the
+background one with beat) and the gunicorn web server side by side until interrupted.
 """
 
 import os
@@ -18,6 +18,7 @@ from django.db import connection
 
 from memoryhub.database import require_pgvector
 from memoryhub.devservers import ensure_redis
+from memoryhub.queues import WORKERS
 
 
 class Command(BaseCommand):
@@ -41,25 +42,12 @@ class Command(BaseCommand):
         python = sys.executable
         processes = []
         if not settings.CELERY_TASK_ALWAYS_EAGER:
-            processes.append(
-                subprocess.Popen(
-                    [
-                        python,
-                        "-m",
-                        "celery",
-                        "-A",
-                        "memoryhub",
-                        "worker",
-                        "--beat",
-                        "--loglevel",
-                        "INFO",
-                        "--concurrency",
-                        "2",
-                        "--schedule",
-                        str(settings.DATA_DIR / "celerybeat-schedule"),
-                    ],
-                )
-            )
+            # One worker per queue (memoryhub.queues.WORKERS): an erasure never waits behind a bulk import.
+            for spec in WORKERS:
+                command = spec.command(python)
+                if spec.beat:
+                    command += ["--schedule", str(settings.DATA_DIR / "celerybeat-schedule")]
+                processes.append(subprocess.Popen(command))
         processes.append(
             subprocess.Popen(
                 [

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('beliefs', '0012_workloads_rls'),
+        ('beliefs', '0014_churn_attribution_play_catalogue'),
     ]
 
     operations = [
