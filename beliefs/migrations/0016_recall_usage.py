@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('banks', '0003_bank_roles'),
-        ('beliefs', '0014_churn_attribution_play_catalogue'),
+        ('beliefs', '0015_episode_injection_spans'),
     ]
 
     operations = [
