@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup system-deps run test bench eval bench-scale bench-consolidation eval-defense eval-workloads lint stop clean
+.PHONY: setup system-deps run test bench eval bench-scale bench-consolidation eval-defense eval-workloads chaos load lint stop clean
 
 system-deps:
 	@if ! command -v redis-server >/dev/null 2>&1; then \
@@ -72,6 +72,11 @@ bench-scale: setup
 	$(PY) manage.py services
 	cd benchmarks && ../$(PY) bench_scale.py --size 100000
 	cd benchmarks && ../$(PY) bench_scale.py --size 1000000 --queries 100
+	$(PY) benchmarks/update_readme.py
+
+# Fault injection: worker SIGKILLs, Redis crash, PostgreSQL restart, double delivery under 1,000 retains (minutes).
+chaos: setup
+	cd benchmarks && ../$(PY) chaos.py
 	$(PY) benchmarks/update_readme.py
 
 lint: setup

@@ -188,6 +188,42 @@ def scale_table(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def chaos_table(r: dict) -> str:
+    g, resp, e = r["guarantees"], r["responses"], r["erasure_during_import"]
+    mark = {True: "yes", False: "**NO**"}
+    outage = "; ".join(
+        f"{name}: " + ", ".join(f"{count}× {status}" for status, count in sorted(statuses.items()))
+        for name, statuses in resp["during_outage"].items()
+        if statuses
+    )
+    return "\n".join(
+        [
+            f"Measured {r['machine']['measured_at']} on {r['machine']['cpus']} cores "
+            "(details and the fault timeline in `benchmarks/results/chaos.json`):",
+            "",
+            "| guarantee | result |",
+            "|---|---|",
+            f"| every accepted item stored exactly once | {mark[g['every_accepted_item_stored_exactly_once']]}: "
+            f"{r['stored']['episodes']:,} episodes for {r['stored']['expected_items']:,} items, "
+            f"{r['stored']['duplicated']} duplicated, {r['stored']['missing']} missing |",
+            f"| every batch in a final state | {mark[g['every_batch_final']]}: "
+            + ", ".join(f"{count} {status}" for status, count in r["batches"]["by_status"].items())
+            + f" of {r['batches']['total']} |",
+            f"| beliefs equal a clean run over the same items | {mark[g['beliefs_equal_clean_run']]}: "
+            f"{r['beliefs']['under_faults']} vs {r['beliefs']['clean_run']} beliefs, "
+            f"{len(r['beliefs']['differences'])} differ; facts {r['facts']['under_faults']} vs {r['facts']['clean_run']} |",
+            f"| requests while a dependency was down | {mark[g['database_down_answers_503'] and g['no_500']]}: {outage}; "
+            f"0 answers 500, errors all JSON: {mark[g['errors_are_json']]} |",
+            f"| slowest request (limit 10 s) | {resp['max_latency_s']} s overall, {resp['max_latency_during_outage_s']} s "
+            "during an outage |",
+            f"| erasure in tenant B during a {e['import_items']:,}-item import into tenant A | "
+            f"{mark[e['within_10_s']]}: done in **{e['erasure_seconds']} s** with "
+            f"{e['import_batches_still_waiting_when_erasure_finished']} of {e['import_batches']} import batches "
+            f"still queued (import finished after {e['import_seconds']} s) |",
+        ]
+    )
+
+
 SECTIONS = {
     "foundation": foundation_table,
     "locomo": locomo_table,
@@ -195,6 +231,7 @@ SECTIONS = {
     "consolidation": consolidation_table,
     "defense": defense_table,
     "workloads": workloads_table,
+    "chaos": chaos_table,
 }
 
 
