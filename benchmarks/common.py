@@ -23,7 +23,7 @@ def setup_django(database: str, *, fresh: bool = False) -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ["MEMORYHUB_DB_NAME"] = database
     os.environ.setdefault("MEMORYHUB_LOG_LEVEL", "WARNING")
-    os.environ.setdefault("MEMORYHUB_DB_RLS_BYPASS", "1")  # benchmarks read their own tables directly
+    os.environ.setdefault("MEMORYHUB_DB_CONNECT_AS", "maintenance")  # benchmarks read their own tables directly
     # A broker database of their own: a running `make run` worker must not take benchmark tasks (other ids, other DB).
     os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/14")
     import django

@@ -5,9 +5,20 @@ Without ``DATABASE_URL`` MemoryHub starts PostgreSQL 18 with pgvector from the
 running after the process that started it exits (``make stop`` ends it), so data and
 the warm buffer cache survive restarts of the web server, the workers and the tests.
 
-Django connects as a dedicated, non-superuser role: row-level security only binds
-roles that are neither superusers nor ``BYPASSRLS``, and the embedded server's own
-user is a superuser.
+Two roles, neither a superuser nor ``BYPASSRLS`` (see ``memoryhub.tenancy``):
+
+- the **request role** (``memoryhub``) serves API requests and Celery tasks. It owns
+  nothing and holds only SELECT/INSERT/UPDATE/DELETE grants, so row-level security binds
+  it and no SQL it can run (setting a variable, ``SET ROLE``, ``RESET``, DDL, a function
+  call) widens what it sees;
+- the **maintenance role** (``memoryhub_maintenance``) owns the database and every table
+  and is the only role the ``maintenance_access`` policies admit: migrations, beat sweeps
+  across tenants, the admin site and metrics use it through the ``maintenance`` alias.
+
+With an external server the operator creates both roles (README, "External PostgreSQL"):
+``DATABASE_URL`` names the request role, ``MEMORYHUB_MAINTENANCE_DATABASE_URL`` the
+maintenance role. The embedded server's own user is a superuser; it is used only here,
+to create the two roles and the database.
 """
 
 from __future__ import annotations
@@ -22,45 +33,83 @@ from urllib.parse import parse_qs, urlparse
 
 import dj_database_url
 import psycopg
+from django.core.exceptions import ImproperlyConfigured
 from psycopg import sql
 
 logger = logging.getLogger(__name__)
 
-APP_ROLE = "memoryhub"
+REQUEST_ROLE = "memoryhub"
+MAINTENANCE_ROLE = "memoryhub_maintenance"
+APP_ROLE = REQUEST_ROLE
 APP_DATABASE = "memoryhub"
-_BOOTSTRAP_MARKER = ".memoryhub-bootstrap-v1"
+MAINTENANCE_ALIAS = "maintenance"
+# v2: a maintenance role owns the schema; the request role only holds grants.
+_BOOTSTRAP_MARKER = ".memoryhub-bootstrap-v2"
 
 
 class PgvectorMissing(RuntimeError):
     """The configured database has no pgvector extension and we may not create it."""
 
 
-def database_settings(*, data_dir: Path, database_url: str | None, name_override: str | None = None) -> dict:
-    """Return Django's ``DATABASES['default']`` for the configured or the embedded server."""
+def database_settings(
+    *,
+    data_dir: Path,
+    database_url: str | None,
+    maintenance_url: str | None = None,
+    name_override: str | None = None,
+    connect_as: str = "request",
+) -> tuple[dict, dict]:
+    """Return ``(DATABASES, DATABASE_ROLES)`` for the configured or the embedded server.
+
+    ``DATABASES`` has ``default`` (the request role) and ``maintenance``. With
+    ``connect_as="maintenance"`` (tests and benchmarks, whose own code reads every table)
+    ``default`` itself is the maintenance role; request code still drops to the request
+    role inside each request and task (``memoryhub.tenancy``). ``DATABASE_ROLES`` holds the
+    settings of both roles, so tests can open a plain request-role session.
+    """
+    if connect_as not in {"request", "maintenance"}:
+        raise ImproperlyConfigured("MEMORYHUB_DB_CONNECT_AS must be 'request' or 'maintenance'.")
     if database_url:
-        config = dj_database_url.parse(database_url, conn_max_age=60, conn_health_checks=True)
+        if not maintenance_url:
+            raise ImproperlyConfigured(
+                "DATABASE_URL is set but MEMORYHUB_MAINTENANCE_DATABASE_URL is not: MemoryHub needs a second role "
+                "that owns the schema (migrations, cross-tenant maintenance). See 'External PostgreSQL' in README.md."
+            )
+        request = dj_database_url.parse(database_url, conn_max_age=60, conn_health_checks=True)
+        maintenance = dj_database_url.parse(maintenance_url, conn_max_age=60, conn_health_checks=True)
+        if request["USER"] == maintenance["USER"]:
+            raise ImproperlyConfigured(
+                "DATABASE_URL and MEMORYHUB_MAINTENANCE_DATABASE_URL name the same role: requests must not run as the "
+                "role that owns the schema."
+            )
     else:
         socket_dir = ensure_embedded_server(data_dir)
-        config = {
-            "ENGINE": "django.db.backends.postgresql",
-            "NAME": APP_DATABASE,
-            "USER": APP_ROLE,
-            "PASSWORD": "",
-            "HOST": str(socket_dir),
-            "PORT": "",
-            "CONN_MAX_AGE": 60,
-            "CONN_HEALTH_CHECKS": True,
-        }
-    if name_override:
-        config["NAME"] = name_override
-    config.setdefault("OPTIONS", {})
-    # A hung or unreachable server fails the request (503) instead of holding it.
-    config["OPTIONS"].setdefault("connect_timeout", 3)
-    if os.environ.get("MEMORYHUB_DB_RLS_BYPASS") == "1":
-        # Tests and benchmarks read tables directly; requests still switch the bypass off for themselves.
-        config["OPTIONS"]["options"] = "-c app.rls_bypass=on"
-    config["TEST"] = {"NAME": f"test_{config['NAME']}"}
-    return config
+        request = _embedded_config(socket_dir, REQUEST_ROLE)
+        maintenance = _embedded_config(socket_dir, MAINTENANCE_ROLE)
+    for config in (request, maintenance):
+        if name_override:
+            config["NAME"] = name_override
+        config.setdefault("OPTIONS", {})
+        # A hung or unreachable server fails the request (503) instead of holding it.
+        config["OPTIONS"].setdefault("connect_timeout", 3)
+        config["TEST"] = {"NAME": f"test_{config['NAME']}"}
+    roles = {"request": dict(request), "maintenance": dict(maintenance)}
+    if connect_as == "maintenance":
+        return {"default": maintenance}, roles
+    return {"default": request, MAINTENANCE_ALIAS: maintenance}, roles
+
+
+def _embedded_config(socket_dir: Path, role: str) -> dict:
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": APP_DATABASE,
+        "USER": role,
+        "PASSWORD": "",
+        "HOST": str(socket_dir),
+        "PORT": "",
+        "CONN_MAX_AGE": 60,
+        "CONN_HEALTH_CHECKS": True,
+    }
 
 
 @contextmanager
@@ -132,22 +181,70 @@ def _host_from_uri(uri: str) -> str:
 
 
 def _create_role_and_database(superuser_uri: str) -> None:
+    """Create (or upgrade an earlier install to) the two roles and the database; safe to repeat."""
     with psycopg.connect(superuser_uri, autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [APP_ROLE]).fetchone()
-        if not exists:
-            conn.execute(
-                sql.SQL("CREATE ROLE {} LOGIN CREATEDB NOSUPERUSER NOBYPASSRLS").format(sql.Identifier(APP_ROLE))
-            )
+        for role, attributes in (
+            (REQUEST_ROLE, "LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE"),
+            (MAINTENANCE_ROLE, "LOGIN NOSUPERUSER NOBYPASSRLS CREATEDB NOCREATEROLE"),
+        ):
+            exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role]).fetchone()
+            verb = "ALTER" if exists else "CREATE"
+            conn.execute(sql.SQL(f"{verb} ROLE {{}} {attributes}").format(sql.Identifier(role)))
+        # Maintenance sessions (tests, benchmarks) may act as the request role; never the other way round.
+        conn.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(REQUEST_ROLE), sql.Identifier(MAINTENANCE_ROLE)))
         # Every database created from template1 (including the test database) gets pgvector,
-        # which the non-superuser application role could not create itself.
+        # which neither role could create itself.
         template_uri = superuser_uri.replace("/postgres?", "/template1?")
         with psycopg.connect(template_uri, autocommit=True) as template:
             template.execute("CREATE EXTENSION IF NOT EXISTS vector")
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [APP_DATABASE]).fetchone()
         if not exists:
             conn.execute(
-                sql.SQL("CREATE DATABASE {} OWNER {}").format(sql.Identifier(APP_DATABASE), sql.Identifier(APP_ROLE))
+                sql.SQL("CREATE DATABASE {} OWNER {}").format(
+                    sql.Identifier(APP_DATABASE), sql.Identifier(MAINTENANCE_ROLE)
+                )
             )
+        # An install from before the maintenance role: hand every database and object the request role
+        # owned (it used to own the schema) to the maintenance role, then give the request role its grants.
+        databases = [
+            row[0]
+            for row in conn.execute(
+                "SELECT datname FROM pg_database WHERE datallowconn AND NOT datistemplate AND datname <> 'postgres'"
+            ).fetchall()
+        ]
+    for database in databases:
+        with psycopg.connect(superuser_uri.replace("/postgres?", f"/{database}?"), autocommit=True) as conn:
+            conn.execute(
+                sql.SQL("REASSIGN OWNED BY {} TO {}").format(
+                    sql.Identifier(REQUEST_ROLE), sql.Identifier(MAINTENANCE_ROLE)
+                )
+            )
+            owner = conn.execute(
+                "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = current_database()"
+            ).fetchone()[0]
+            if owner == MAINTENANCE_ROLE:
+                conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(MAINTENANCE_ROLE)))
+                grant_request_role(conn, REQUEST_ROLE)
+
+
+def grant_request_role(conn, request_role: str) -> None:
+    """Give ``request_role`` row access (no DDL, no TRUNCATE) to every table the current role creates in ``public``.
+
+    Run by the maintenance role after every ``migrate``. ``conn`` is a Django or psycopg connection.
+    """
+    role = quote_identifier(request_role)
+    with conn.cursor() as cursor:
+        for statement in (
+            f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}",
+            f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}",
+            f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO {role}",
+            f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO {role}",
+        ):
+            cursor.execute(statement)
+
+
+def quote_identifier(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 def require_pgvector(connection) -> str:

@@ -93,13 +93,15 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {
-    "default": database_settings(
-        data_dir=DATA_DIR,
-        database_url=os.environ.get("DATABASE_URL"),
-        name_override=os.environ.get("MEMORYHUB_DB_NAME"),
-    )
-}
+# "default" is the request role; "maintenance" owns the schema (migrations, cross-tenant sweeps, admin).
+DATABASES, DATABASE_ROLES = database_settings(
+    data_dir=DATA_DIR,
+    database_url=os.environ.get("DATABASE_URL"),
+    maintenance_url=os.environ.get("MEMORYHUB_MAINTENANCE_DATABASE_URL"),
+    name_override=os.environ.get("MEMORYHUB_DB_NAME"),
+    connect_as=os.environ.get("MEMORYHUB_DB_CONNECT_AS", "request"),
+)
+DATABASE_ROUTERS = ["memoryhub.tenancy.MaintenanceRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTHENTICATION_BACKENDS = [

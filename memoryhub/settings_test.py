@@ -7,8 +7,9 @@ suite's tasks, nor the test worker the developer's.
 import os
 
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/15")
-# Test code reads tables directly (fixtures, assertions); API requests switch row-level security back on.
-os.environ.setdefault("MEMORYHUB_DB_RLS_BYPASS", "1")
+# Test code reads tables directly (fixtures, assertions), so it connects as the maintenance role; API requests
+# and tasks drop to the request role for themselves (memoryhub.tenancy).
+os.environ.setdefault("MEMORYHUB_DB_CONNECT_AS", "maintenance")
 
 from memoryhub.settings import *  # noqa: E402,F403
 

@@ -1,99 +1,174 @@
-"""Row-level security context: which tenant the database session may see.
+"""Row-level security context: which tenant a database session may see, and who may see all.
 
-Every bank-owned table has a PostgreSQL policy (migration ``beliefs.0007``) that shows a
-row only when its ``tenant_id`` equals the ``app.tenant_id`` setting, or when
-``app.rls_bypass`` is ``on`` (maintenance: migrations, the admin site, cross-bank beat
-sweeps, metrics). A query that forgets its bank filter therefore still returns nothing
-foreign, and a session with no setting returns nothing at all.
+Every bank-owned table carries two PostgreSQL policies (``beliefs/migrations/_rls.py``):
 
-- API requests: ``BankScopedAPIView`` sets both values with ``set_config(..., true)``
-  (transaction-local) inside the request transaction and restores them in ``finally``.
-- Tasks and other code outside a request: ``tenant_scope(tenant_id)`` sets them for
-  the session and restores the previous values on exit; a Celery ``task_prerun`` hook
-  clears whatever a crashed task might have left.
-- ``rls_bypass()`` is the greppable escape hatch for maintenance code.
+- ``tenant_isolation`` shows a row only when its ``tenant_id`` equals ``memoryhub_tenant()``:
+  the tenant named by the ``app.tenant_id`` setting, **if** ``app.tenant_token`` carries
+  that tenant's HMAC under a key only the maintenance role can read. A session that sets
+  the tenant without the token, or forges it, sees nothing;
+- ``maintenance_access`` shows every row, to the maintenance role alone (the role that
+  ran the migrations and owns the tables).
+
+Requests and Celery tasks run as the request role, which owns nothing and cannot become
+the maintenance role, so no SQL reached through request code can widen what it sees.
+
+- API requests: ``BankScopedAPIView`` calls ``set_request_tenant`` (transaction-local)
+  inside the request transaction and restores the previous values in ``finally``.
+- Tasks and other code outside a request: ``tenant_scope(tenant_id)``; a Celery
+  ``task_prerun`` hook clears whatever a crashed task might have left.
+- ``rls_bypass()`` is the greppable escape hatch for maintenance code (beat sweeps across
+  tenants, the admin site, metrics): ORM queries inside it go to the maintenance
+  connection (the ``maintenance`` database alias). Raw ``connection.cursor()`` SQL does not.
+
+Tests and benchmarks connect as the maintenance role (``MEMORYHUB_DB_CONNECT_AS=maintenance``)
+so their own code can read every table; inside a request or ``tenant_scope`` the session
+drops to the request role (``SET LOCAL ROLE``), exactly as the request role's own sessions run.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import threading
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from django.db import connection
+import psycopg
+from django.conf import settings
+from django.db import connection, connections
 
 # How many atomic blocks were open when the request's own transaction began (1 when it is the outermost).
 REQUEST_TRANSACTION_DEPTH: ContextVar[int] = ContextVar("memoryhub_request_transaction_depth", default=0)
 TENANT_SETTING = "app.tenant_id"
-BYPASS_SETTING = "app.rls_bypass"
+TOKEN_SETTING = "app.tenant_token"
+_MAINTENANCE: ContextVar[bool] = ContextVar("memoryhub_maintenance", default=False)
+_key_lock = threading.Lock()
+_keys: dict[tuple, bytes] = {}
 
 
-def _current() -> tuple[str, str]:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT coalesce(current_setting(%s, true), ''), coalesce(current_setting(%s, true), '')",
-            [TENANT_SETTING, BYPASS_SETTING],
-        )
-        return cursor.fetchone()
+def request_role() -> str:
+    return settings.DATABASE_ROLES["request"]["USER"]
 
 
-def _set(tenant: str, bypass: str, *, local: bool) -> None:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT set_config(%s, %s, %s), set_config(%s, %s, %s)",
-            [TENANT_SETTING, tenant, local, BYPASS_SETTING, bypass, local],
-        )
+def maintenance_alias() -> str:
+    """The database alias of the maintenance role: ``maintenance``, or ``default`` when that already is it."""
+    return "maintenance" if "maintenance" in settings.DATABASES else "default"
 
 
-def set_request_tenant(tenant_id: int) -> tuple[str, str]:
-    """Scope the current transaction to one tenant (RLS enforced); returns the values to restore.
+def _signing_key() -> bytes:
+    """The database's tenant-token key, read once per process and database through a maintenance session."""
+    maintenance = connections[maintenance_alias()]
+    params = maintenance.get_connection_params()
+    cache_key = (params.get("host"), params.get("port"), params.get("dbname"))
+    with _key_lock:
+        if cache_key not in _keys:
+            params = {k: v for k, v in params.items() if k not in {"cursor_factory", "context", "prepare_threshold"}}
+            with maintenance.wrap_database_errors:  # an unreachable server is Django's OperationalError (503)
+                with psycopg.connect(**params, autocommit=True) as conn:
+                    row = conn.execute("SELECT secret FROM memoryhub_private.tenant_key WHERE id = 1").fetchone()
+            _keys[cache_key] = bytes(row[0])
+        return _keys[cache_key]
 
-    One round trip: the previous values are read in a materialised CTE before they change.
-    """
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "WITH previous AS MATERIALIZED (SELECT coalesce(current_setting(%s, true), '') AS tenant, "
-            "coalesce(current_setting(%s, true), '') AS bypass) "
-            "SELECT tenant, bypass, set_config(%s, %s, true), set_config(%s, 'off', true) FROM previous",
-            [TENANT_SETTING, BYPASS_SETTING, TENANT_SETTING, str(int(tenant_id)), BYPASS_SETTING],
-        )
-        tenant, bypass, _, _ = cursor.fetchone()
-    return tenant, bypass
+
+def tenant_token(tenant_id: int) -> str:
+    """The proof that lets a session act for ``tenant_id`` (HMAC-SHA256, checked by ``memoryhub_tenant()``)."""
+    return hmac.new(_signing_key(), f"memoryhub-tenant:{int(tenant_id)}".encode(), hashlib.sha256).hexdigest()
 
 
-def restore_request_tenant(previous: tuple[str, str]) -> None:
-    _set(previous[0], previous[1], local=True)
+def _server_cursor():
+    """A Django cursor with server-side parameters: the token never appears in query text (pg_stat_activity)."""
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    with connection.wrap_database_errors:
+        raw = psycopg.Cursor(connection.connection)
+    return connection.make_debug_cursor(raw) if connection.queries_logged else connection.make_cursor(raw)
+
+
+_SCOPE_SQL = (
+    "WITH previous AS MATERIALIZED (SELECT current_setting('role') AS role, "
+    "coalesce(current_setting('app.tenant_id', true), '') AS tenant, "
+    "coalesce(current_setting('app.tenant_token', true), '') AS token) "
+    "SELECT role, tenant, token, set_config('role', %s, %s), set_config('app.tenant_id', %s, %s), "
+    "set_config('app.tenant_token', %s, %s) FROM previous"
+)
+
+
+def _apply(role: str, tenant: str, token: str, *, local: bool) -> tuple[str, str, str]:
+    with _server_cursor() as cursor:
+        cursor.execute(_SCOPE_SQL, [role, local, tenant, local, token, local])
+        previous = cursor.fetchone()
+    return previous[0], previous[1], previous[2]
+
+
+def set_request_tenant(tenant_id: int) -> tuple[str, str, str]:
+    """Scope the current transaction to one tenant, as the request role; returns the values to restore."""
+    return _apply(request_role(), str(int(tenant_id)), tenant_token(tenant_id), local=True)
+
+
+def restore_request_tenant(previous: tuple[str, str, str]) -> None:
+    _apply(*previous, local=True)
 
 
 @contextmanager
 def tenant_scope(tenant_id: int):
-    """Scope this database session to one tenant until the block ends."""
-    previous = _current()
-    _set(str(int(tenant_id)), "off", local=False)
+    """Scope this database session to one tenant, as the request role, until the block ends.
+
+    Inside a transaction the change is transaction-local (it cannot outlive a rollback or
+    leak past the commit); outside one it holds for the session until the block ends.
+    """
+    local = connection.in_atomic_block
+    token = _MAINTENANCE.set(False)
+    previous = _apply(request_role(), str(int(tenant_id)), tenant_token(tenant_id), local=local)
     try:
         yield
     finally:
-        _set(previous[0], previous[1], local=False)
+        _MAINTENANCE.reset(token)
+        if not (local and connection.needs_rollback):
+            _apply(*previous, local=local and connection.in_atomic_block)
 
 
 @contextmanager
 def rls_bypass():
-    """Maintenance access across tenants for this session until the block ends."""
-    previous = _current()
-    _set(previous[0], "on", local=False)
+    """Maintenance access across tenants until the block ends: ORM queries go to the maintenance role.
+
+    With a separate maintenance connection the request session is untouched. When the
+    default connection already is the maintenance role (tests, benchmarks) the session
+    leaves any request-role scope for the block.
+    """
+    token = _MAINTENANCE.set(True)
+    previous = None
+    if maintenance_alias() == "default":
+        local = connection.in_atomic_block
+        previous = _apply("none", "", "", local=local), local
     try:
         yield
     finally:
-        _set(previous[0], previous[1], local=False)
+        _MAINTENANCE.reset(token)
+        if previous is not None and not (previous[1] and connection.needs_rollback):
+            _apply(*previous[0], local=previous[1] and connection.in_atomic_block)
 
 
 def clear_session_scope(**_kwargs) -> None:
-    """Reset both settings to the session's start-up values (run before every Celery task)."""
+    """Reset role and tenant to the session's start-up values (run before every Celery task)."""
     with connection.cursor() as cursor:
-        cursor.execute(f"RESET {TENANT_SETTING}; RESET {BYPASS_SETTING}")
+        cursor.execute(f"RESET ROLE; RESET {TENANT_SETTING}; RESET {TOKEN_SETTING}")
+
+
+class MaintenanceRouter:
+    """Sends ORM queries made inside ``rls_bypass()`` to the maintenance connection."""
+
+    def db_for_read(self, model, **hints):
+        return maintenance_alias() if _MAINTENANCE.get() else None
+
+    def db_for_write(self, model, **hints):
+        return maintenance_alias() if _MAINTENANCE.get() else None
+
+    def allow_relation(self, obj1, obj2, **hints):
+        return True  # both aliases are the same database
 
 
 class AdminRowLevelBypassMiddleware:
-    """The Django admin is an operator's tool across tenants: staff requests under /admin/ bypass RLS."""
+    """The Django admin is an operator's tool across tenants: staff requests under /admin/ use the maintenance role."""
 
     def __init__(self, get_response):
         self.get_response = get_response

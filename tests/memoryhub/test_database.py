@@ -9,7 +9,8 @@ from django.db import connection
 
 from memoryhub.database import (
     APP_DATABASE,
-    APP_ROLE,
+    MAINTENANCE_ROLE,
+    REQUEST_ROLE,
     PgvectorMissing,
     ensure_embedded_server,
     require_pgvector,
@@ -23,10 +24,18 @@ def test_embedded_data_survives_a_server_restart():
         data_dir = Path(tmp)
         socket_dir = ensure_embedded_server(data_dir)
         try:
-            with psycopg.connect(host=str(socket_dir), dbname=APP_DATABASE, user=APP_ROLE, autocommit=True) as conn:
+            connect = {"host": str(socket_dir), "dbname": APP_DATABASE, "autocommit": True}
+            with psycopg.connect(**connect, user=REQUEST_ROLE) as conn:
                 assert conn.execute(
-                    "SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user"
-                ).fetchone() == (False, False)
+                    "SELECT rolsuper, rolbypassrls, rolcreatedb FROM pg_roles WHERE rolname = current_user"
+                ).fetchone() == (False, False, False)
+                with pytest.raises(psycopg.errors.InsufficientPrivilege):  # the request role owns nothing
+                    conn.execute("CREATE TABLE intruder (note text)")
+            with psycopg.connect(**connect, user=MAINTENANCE_ROLE) as conn:
+                assert conn.execute(
+                    "SELECT rolsuper, rolbypassrls, pg_get_userbyid(datdba) FROM pg_roles, pg_database "
+                    "WHERE rolname = current_user AND datname = current_database()"
+                ).fetchone() == (False, False, MAINTENANCE_ROLE)
                 conn.execute("CREATE TABLE survivor (note text)")
                 conn.execute("INSERT INTO survivor VALUES ('still here')")
                 conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
@@ -34,7 +43,7 @@ def test_embedded_data_survives_a_server_restart():
             assert stop_embedded_server(data_dir) is False
 
             socket_dir = ensure_embedded_server(data_dir)
-            with psycopg.connect(host=str(socket_dir), dbname=APP_DATABASE, user=APP_ROLE) as conn:
+            with psycopg.connect(host=str(socket_dir), dbname=APP_DATABASE, user=MAINTENANCE_ROLE) as conn:
                 assert conn.execute("SELECT note FROM survivor").fetchall() == [("still here",)]
                 version = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()[0]
                 assert tuple(int(part) for part in version.split(".")[:2]) >= (0, 8)

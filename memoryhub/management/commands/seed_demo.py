@@ -19,7 +19,7 @@ from banks.services.banks import bank_create, tenant_create
 from beliefs.models import MentalModel
 from beliefs.services.mental_models import mental_model_create
 from beliefs.services.retain import RetainItem, retain
-from memoryhub.tenancy import rls_bypass
+from memoryhub.tenancy import tenant_scope
 
 DEMO_TENANT = "demo"
 DEMO_BANK = "ops"
@@ -29,11 +29,12 @@ class Command(BaseCommand):
     help = "Create the demo tenant, bank and API key, and retain the bundled demo episodes."
 
     def handle(self, *args, **options):
-        with rls_bypass():  # maintenance: seeds one tenant's bank from the command line
-            self._seed()
-
-    def _seed(self):
         tenant = Tenant.objects.filter(slug=DEMO_TENANT).first() or tenant_create(slug=DEMO_TENANT, name="Demo")
+        # Seeding writes one tenant's memory: it runs scoped to that tenant, as the request role, like a request.
+        with tenant_scope(tenant.pk):
+            self._seed(tenant)
+
+    def _seed(self, tenant):
         bank = Bank.objects.filter(tenant=tenant, slug=DEMO_BANK).first() or bank_create(
             tenant=tenant,
             slug=DEMO_BANK,
