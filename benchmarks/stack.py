@@ -53,7 +53,8 @@ class Stack:
         return f"redis://127.0.0.1:{self.redis_port}/0"
 
     def environ(self) -> dict:
-        env = {k: v for k, v in os.environ.items() if k not in {"MEMORYHUB_DB_RLS_BYPASS", "PROMETHEUS_MULTIPROC_DIR"}}
+        private = {"MEMORYHUB_DB_CONNECT_AS", "MEMORYHUB_DB_RLS_BYPASS", "PROMETHEUS_MULTIPROC_DIR"}
+        env = {k: v for k, v in os.environ.items() if k not in private}  # served as production is
         env.update(
             DJANGO_SETTINGS_MODULE="memoryhub.settings",
             MEMORYHUB_DATA_DIR=str(self.data_dir),
@@ -71,7 +72,7 @@ class Stack:
     def use_in_this_process(self) -> None:
         """Point this process's Django at the stack (call before Django is set up)."""
         os.environ.update({k: v for k, v in self.environ().items() if k.startswith(("MEMORYHUB_", "REDIS_"))})
-        os.environ["MEMORYHUB_DB_RLS_BYPASS"] = "1"  # the harness reads every tenant's rows to check them
+        os.environ["MEMORYHUB_DB_CONNECT_AS"] = "maintenance"  # the harness reads every tenant's rows to check them
 
     def _log(self, name: str):
         self.logs.mkdir(parents=True, exist_ok=True)
