@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "banks",
     "beliefs",
     "reviews",
+    "portability",
 ]
 
 MIDDLEWARE = [
