@@ -3,7 +3,7 @@
 Sources, in order: every LoCoMo turn in ``../shared/eval/locomo``; generated alert,
 analyst, incident and customer text (``common.synthetic_episode`` with fresh values);
 and sentences from the docstrings and documentation files of the installed Python
-packages (Django, NumPy, torch, Celery, …) — real prose written by people, on many
+packages (Django, NumPy, torch, Celery, …) and of Python's standard library — real prose written by people, on many
 topics. Sentences are de-duplicated and kept between 40 and 400 characters.
 
 The embeddings (the bundled all-MiniLM-L6-v2, like production) are cached in
@@ -31,7 +31,7 @@ LOCOMO = ROOT.parent / "shared" / "eval" / "locomo"
 if not LOCOMO.exists():
     LOCOMO = Path("/work/shared/eval/locomo")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
-_WORDY = re.compile(r"^[A-Z][A-Za-z ,;:'()\-]+[a-z][.!?]$")
+_WORDY = re.compile(r"^[A-Z][A-Za-z0-9 ,;:'\"()\-]+[a-z)][.!?]$")
 
 
 def cache_dir() -> Path:
@@ -62,14 +62,15 @@ def generated_operations(count: int) -> list[str]:
 
 def _sentences(text: str) -> list[str]:
     text = " ".join(text.split())
-    return [s for s in _SENTENCE_END.split(text) if 40 <= len(s) <= 400 and _WORDY.match(s)]
+    return [s for s in _SENTENCE_END.split(text) if 40 <= len(s) <= 400 and len(s.split()) >= 6 and _WORDY.match(s)]
 
 
 def package_prose(limit: int) -> list[str]:
     """Sentences from docstrings and doc files of installed packages (sorted walk: the same corpus every time)."""
     import site
+    import sysconfig
 
-    roots = [Path(p) for p in site.getsitepackages() if Path(p).exists()]
+    roots = [Path(p) for p in [*site.getsitepackages(), sysconfig.get_paths()["stdlib"]] if Path(p).exists()]
     found: list[str] = []
     for root in roots:
         for path in sorted(root.rglob("*")):
@@ -82,7 +83,7 @@ def package_prose(limit: int) -> list[str]:
                         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                             doc = ast.get_docstring(node)
                             if doc:
-                                found += _sentences(doc.split("\n\n")[0] + " " + " ".join(doc.split("\n\n")[1:3]))
+                                found += [s for part in doc.split("\n\n") for s in _sentences(part)]
                 elif path.suffix in {".rst", ".md", ".txt"} and path.stat().st_size < 1_000_000:
                     found += _sentences(path.read_text(errors="ignore"))
             except (SyntaxError, ValueError, OSError, RecursionError):
@@ -114,7 +115,10 @@ def load(size: int) -> tuple[list[str], np.ndarray]:
         return json.loads(texts_path.read_text()), np.load(vectors_path)
     from memoryhub.embeddings import embed_texts
 
-    texts = build_texts(size)
+    chosen = cache_dir() / f"texts-{size}.json"
+    if not chosen.exists():  # the walk over the installed packages takes minutes: keep its outcome
+        chosen.write_text(json.dumps(build_texts(size)))
+    texts = json.loads(chosen.read_text())
     print(f"embedding {len(texts):,} real sentences once (cached in {cache_dir()})...", flush=True)
     vectors = np.concatenate([embed_texts(texts[i : i + 4096], batch_size=128) for i in range(0, len(texts), 4096)])
     np.save(vectors_path, vectors)
