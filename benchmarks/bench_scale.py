@@ -51,15 +51,18 @@ def load_bank(
     start = datetime(2020, 1, 1, tzinfo=UTC)
     timings = {}
     vector_format = "[" + ",".join(["%.6f"] * vectors.shape[1]) + "]"
+    columns = (
+        "tenant_id, bank_id, content, occurred_at, recorded_at, source, subject, thread,"
+        " provenance, metadata, content_hash, dedupe_key, token_count, embedding, mentions_time, injection_flags"
+    )
     with Timer() as copy_timer, connection.cursor() as cursor:
+        # COPY cannot write a table under row-level security: stage the rows, then one INSERT … SELECT.
+        cursor.execute("DROP TABLE IF EXISTS episode_load")
+        cursor.execute(f"CREATE TEMP TABLE episode_load AS SELECT {columns} FROM beliefs_episode WITH NO DATA")
         raw = cursor.connection
         with (
             raw.cursor() as pg,
-            pg.copy(
-                "COPY beliefs_episode (tenant_id, bank_id, content, occurred_at, recorded_at, source, subject, thread,"
-                " provenance, metadata, content_hash, dedupe_key, token_count, embedding, mentions_time)"
-                " FROM STDIN"
-            ) as copy,
+            pg.copy(f"COPY episode_load ({columns}) FROM STDIN") as copy,
         ):
             for offset in range(0, size, 10000):
                 count = min(10000, size - offset)
@@ -92,8 +95,11 @@ def load_bank(
                             text["tokens"],
                             vector_format % tuple(vector.tolist()),
                             False,
+                            "[]",
                         )
                     )
+        cursor.execute(f"INSERT INTO beliefs_episode ({columns}) SELECT {columns} FROM episode_load")
+        cursor.execute("DROP TABLE episode_load")
     timings["copy_s"] = round(copy_timer.seconds, 1)
     return timings
 
