@@ -128,7 +128,7 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=10_000)
     parser.add_argument("--users", type=int, default=20)
     parser.add_argument("--minutes", type=float, default=10)
-    parser.add_argument("--rates", default="4,8,12,16,24,32,48", help="offered requests/s for the step sweep")
+    parser.add_argument("--rates", default="1,2,4,8,12,16,24", help="offered requests/s for the step sweep")
     parser.add_argument("--step-seconds", type=int, default=60)
     parser.add_argument("--output", default="load")
     args = parser.parse_args()
