@@ -24,7 +24,6 @@ from banks.services.api_keys import api_key_issue_and_audit, api_key_revoke_and_
 from banks.services.banks import bank_create_and_audit, bank_settings_change
 from memoryhub.exceptions import ApiKeyNotFound, BankNotFound
 from memoryhub.pagination import paginate, paginated_schema
-from reviews.services.audit import audit_record
 
 
 class BankListCreateApi(TenantScopedAPIView):
@@ -69,13 +68,10 @@ class BankDetailApi(BankScopedAPIView):
     def delete(self, request, bank_slug: str):
         """Forget the whole bank: every episode, fact, belief and mental model. Returns a receipt."""
         from beliefs.api.erasure_views import requester
-        from beliefs.services.forget import bank_forget
+        from beliefs.services.forget import bank_forget_and_audit
 
         tenant_for_admin_action(request, self.bank.tenant.slug, "delete banks")
-        tenant, slug = self.bank.tenant, self.bank.slug
-        receipt = bank_forget(bank=self.bank, requested_by=requester(request))
-        audit_record(request=request, tenant=tenant, action="bank.deleted", target=f"bank:{slug}", details=receipt)
-        return Response(receipt)
+        return Response(bank_forget_and_audit(request=request, bank=self.bank, requested_by=requester(request)))
 
 
 class ApiKeyListCreateApi(TenantScopedAPIView):

@@ -119,6 +119,23 @@ class BankCreateForm(forms.Form):
     description = forms.CharField(max_length=10000, required=False, widget=forms.Textarea(attrs={"rows": 2}))
 
 
+class BankDeleteForm(forms.Form):
+    """Which bank to forget, confirmed by typing its slug."""
+
+    bank = forms.ChoiceField(choices=[], label="Bank")
+    confirm_slug = forms.CharField(max_length=63, label="Type the bank's slug to confirm")
+
+    def __init__(self, *args, banks=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["bank"].choices = [(b.slug, f"{b.name} ({b.slug})") for b in banks]
+
+    def clean(self):
+        data = super().clean()
+        if data.get("bank") and data.get("confirm_slug", "").strip() != data["bank"]:
+            self.add_error("confirm_slug", "Type the slug of the bank you chose, exactly.")
+        return data
+
+
 class AddTenantMemberForm(forms.Form):
     """An existing account by user name or e-mail, or a new account (its first password is shown once)."""
 

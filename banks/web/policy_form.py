@@ -47,7 +47,9 @@ FIELDS: dict[str, tuple[str, str, str]] = {
     "defense.mode": (
         "Mode", "redact replaces each finding with [REDACTED:kind]; block refuses the retain; off stores as sent.",
         "defense_mode"),
-    "defense.ip_addresses": ("IP addresses", "Treat IP addresses as personal data.", "defense_ip_addresses"),
+    "defense.ip_addresses": (
+        "IP addresses", "public: globally routable addresses are personal data, private and documentation ones "
+        "are kept; all: every address; off: none.", "defense_ip_addresses"),
     "anomaly.suppress_threshold": (
         "Proofs needed to suppress", "Distinct supporting episodes the benign belief needs.", "suppress_threshold"),
     "anomaly.min_confidence": ("Minimum confidence", "0–1.", "suppress_min_confidence"),

@@ -17,7 +17,8 @@ from banks.models import ApiKey, Bank, BankUserObjectPermission, Membership
 from banks.permissions import Role
 from banks.services.banks import bank_create_and_audit, membership_remove, membership_set, tenant_update
 from banks.web.access import TenantPageView
-from banks.web.forms import AddTenantMemberForm, BankCreateForm, TenantForm, TenantRoleForm
+from banks.web.forms import AddTenantMemberForm, BankCreateForm, BankDeleteForm, TenantForm, TenantRoleForm
+from beliefs.services.forget import bank_forget_and_audit
 from memoryhub.exceptions import BankSlugTaken
 from reviews.services.audit import actor_of
 
@@ -30,7 +31,7 @@ class TenantSettingsPage(TenantPageView):
 
     roles = ADMIN
 
-    def get(self, request, tenant_slug: str, tenant_form=None, bank_form=None):
+    def get(self, request, tenant_slug: str, tenant_form=None, bank_form=None, delete_form=None):
         banks = list(
             Bank.objects.filter(tenant=self.tenant)
             .annotate(
@@ -44,13 +45,23 @@ class TenantSettingsPage(TenantPageView):
             {
                 "tenant_form": tenant_form or TenantForm(initial={"name": self.tenant.name}),
                 "bank_form": bank_form or BankCreateForm(),
+                "delete_form": delete_form or BankDeleteForm(banks=banks),
                 "banks": banks,
                 "members": Membership.objects.filter(tenant=self.tenant).count(),
             },
-            status=400 if (tenant_form or bank_form) is not None else 200,
+            status=400 if (tenant_form or bank_form or delete_form) is not None else 200,
         )
 
     def post(self, request, tenant_slug: str):
+        if request.POST.get("action") == "delete-bank":
+            form = BankDeleteForm(request.POST, banks=self.page.banks)
+            if not form.is_valid():
+                return self.get(request, tenant_slug, delete_form=form)
+            bank = next(b for b in self.page.banks if b.slug == form.cleaned_data["bank"])
+            receipt = bank_forget_and_audit(request=request, bank=bank, requested_by=actor_of(request))
+            counts = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in receipt["removed"].items())
+            messages.success(request, f"Bank {receipt['bank']} deleted with everything in it: {counts}.")
+            return redirect("banks_web:tenant-settings", tenant_slug=tenant_slug)
         if request.POST.get("action") == "create-bank":
             form = BankCreateForm(request.POST)
             if not form.is_valid():

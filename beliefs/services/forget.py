@@ -179,6 +179,15 @@ def _drop_queued_items(bank: Bank, subject: str) -> int:
     return dropped
 
 
+def bank_forget_and_audit(*, request=None, bank: Bank, requested_by: str) -> dict:
+    """Forget a whole bank (``bank_forget``) and audit it with the receipt: ``DELETE banks/{bank}/`` and the
+    tenant settings page call this."""
+    tenant_id, slug = bank.tenant_id, bank.slug
+    receipt = bank_forget(bank=bank, requested_by=requested_by)
+    audit_record(request=request, tenant=tenant_id, action="bank.deleted", target=f"bank:{slug}", details=receipt)
+    return receipt
+
+
 def bank_forget(*, bank: Bank, requested_by: str) -> dict:
     """Delete a whole bank with everything in it; returns a receipt of what went (no content)."""
     from beliefs.models import Belief, MentalModel

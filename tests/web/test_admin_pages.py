@@ -497,3 +497,26 @@ def test_staff_create_a_tenant_with_its_first_admin_and_join_one_others_get_404(
         "tenant.created",
         "membership.set",
     }
+
+
+def test_a_tenant_admin_deletes_a_bank_after_typing_its_slug_and_the_receipt_is_audited(client_as, ops):
+    from banks.models import Bank
+
+    client = client_as(Role.TENANT_ADMIN)
+    wrong = client.post(tenant_path(ops, "settings/"), {"action": "delete-bank", "bank": "ops", "confirm_slug": "op"})
+    assert wrong.status_code == 400 and "Type the slug of the bank you chose" in wrong.content.decode()
+    assert Bank.objects.filter(pk=ops.bank.pk).exists()
+    assert (
+        client_as(Role.BANK_ADMIN)
+        .post(tenant_path(ops, "settings/"), {"action": "delete-bank", "bank": "ops", "confirm_slug": "ops"})
+        .status_code
+        == 403
+    )
+    done = client.post(
+        tenant_path(ops, "settings/"), {"action": "delete-bank", "bank": "ops", "confirm_slug": "ops"}, follow=True
+    )
+    assert "Bank ops deleted with everything in it" in done.content.decode()
+    assert not Bank.objects.filter(pk=ops.bank.pk).exists()
+    event = AuditEvent.objects.get(tenant=ops.tenant, action="bank.deleted")
+    assert event.target == "bank:ops" and event.details["removed"]["episodes"] > 0
+    assert event.actor == f"user:{ops.users[Role.TENANT_ADMIN].username}"
