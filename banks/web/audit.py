@@ -15,6 +15,7 @@ from datetime import datetime
 from django.db import transaction
 from django.db.models import Q
 from django.http import StreamingHttpResponse
+from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -86,6 +87,33 @@ def audit_csv(*, tenant_id: int, events, filename: str) -> StreamingHttpResponse
     return response
 
 
+# Audit targets that have a page in their bank: kind -> (URL name, the kwarg the target's id fills).
+TARGET_PAGES = {
+    "episode": ("beliefs_web:episode-detail", "episode_id"),
+    "mental_model": ("beliefs_web:mental-model-detail", "name"),
+    "erasure": ("banks_web:bank-erasure-detail", "request_id"),
+    "rescan": ("banks_web:bank-defense", None),
+    "api_key": ("banks_web:bank-api-keys", None),
+}
+
+
+def target_link(event, tenant_slug: str, bank_slugs: set[str]) -> str:
+    """The page an event's target lives on, when there is one and its bank still exists; else ''."""
+    kind, _, ident = event.target.partition(":")
+    if kind not in TARGET_PAGES or not ident or event.bank_slug not in bank_slugs:
+        return ""
+    name, kwarg = TARGET_PAGES[kind]
+    kwargs = {"tenant_slug": tenant_slug, "bank_slug": event.bank_slug}
+    if kwarg:
+        if kwarg.endswith("_id") and not ident.isdigit():
+            return ""
+        kwargs[kwarg] = ident
+    try:
+        return reverse(name, kwargs=kwargs)
+    except NoReverseMatch:
+        return ""
+
+
 class _AuditPage:
     """Shared by the bank and tenant audit pages: filter form, one page of rows, CSV on ``?format=csv``."""
 
@@ -106,6 +134,9 @@ class _AuditPage:
             name = f"audit-{self.tenant.slug}{'-' + self.bank.slug if getattr(self, 'bank', None) else ''}-{stamp}.csv"
             return audit_csv(tenant_id=self.tenant.pk, events=events, filename=name)
         rows, following = _page(events, request.GET.get("before", ""))
+        bank_slugs = {b.slug for b in self.page.banks}
+        for event in rows:
+            event.link = target_link(event, self.tenant.slug, bank_slugs)
         return self.render(
             self.template,
             {

@@ -378,6 +378,9 @@ def test_audit_log_filters_pages_with_a_cursor_and_exports_the_same_rows_as_csv(
     second = client.get(bank_path(ops, "settings/audit/"), {"action": "episodes.retained", "before": following})
     second = second.content.decode()
     assert "retain_batch:69" in second and "retain_batch:119" not in second
+    audit_record(tenant=ops.tenant, bank=ops.bank, action="erasure.requested", target="erasure:77", actor="user:x")
+    linked = client.get(bank_path(ops, "settings/audit/?action=erasure.")).content.decode()
+    assert f'<a href="{bank_path(ops, "settings/erasure/77/")}">erasure:77</a>' in linked
     family = client.get(bank_path(ops, "settings/audit/?action=api_key.")).content.decode()
     assert "api_key:1234" in family and "retain_batch" not in family
     csv_response = client.get(bank_path(ops, "settings/audit/?action=episodes.retained&format=csv"))
