@@ -82,7 +82,6 @@ def retain_texts(bank: Bank, texts: list[str], **fields) -> list[int]:
 @pytest.fixture
 def eager_tasks():
     """Run enqueued tasks inline for one test (the real-worker tests live in tests/beliefs/tasks)."""
-    import beliefs.tasks  # noqa: F401 - registers the tasks: an unregistered name is sent to the broker, eager or not
     from memoryhub.celery import app
 
     previous = app.conf.task_always_eager
