@@ -4,6 +4,7 @@ import logging
 import os
 from pathlib import Path
 
+from memoryhub.converters import SCHEMA_OVERRIDES as PATH_SCHEMAS
 from memoryhub.database import database_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -63,6 +64,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "memoryhub.request_context.RequestIdMiddleware",
+    "memoryhub.http_errors.RejectMalformedRequestMiddleware",
     "memoryhub.unavailable.DependencyUnavailableMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -139,6 +141,10 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "memoryhub.exceptions.exception_handler",
+    # JSON in, JSON out: the schema states exactly this, and no HTML renderer runs on API views.
+    "DEFAULT_PARSER_CLASSES": ["memoryhub.parsers.BoundedJSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "memoryhub.negotiation.JsonFallbackNegotiation",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 
@@ -151,6 +157,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "PATH_CONVERTER_OVERRIDES": PATH_SCHEMAS,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "memoryhub.schema.declare_error_responses",
+    ],
 }
 
 # /metrics: "open", "off", or a bearer token that scrapers must send.
