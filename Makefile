@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup system-deps run test bench eval bench-scale bench-consolidation eval-defense eval-workloads lint stop clean
+.PHONY: setup system-deps run test fuzz bench eval bench-scale bench-consolidation eval-defense eval-workloads lint stop clean
 
 system-deps:
 	@if ! command -v redis-server >/dev/null 2>&1; then \
@@ -73,6 +73,12 @@ bench-scale: setup
 	cd benchmarks && ../$(PY) bench_scale.py --size 100000
 	cd benchmarks && ../$(PY) bench_scale.py --size 1000000 --queries 100
 	$(PY) benchmarks/update_readme.py
+
+# Schema fuzzing at full size: schemathesis over /api/schema/, every operation (about 10 minutes on 2 cores).
+fuzz: setup
+	$(PY) manage.py services
+	MEMORYHUB_FUZZ_EXAMPLES=$${MEMORYHUB_FUZZ_EXAMPLES:-400} MEMORYHUB_FUZZ_REPORT=benchmarks/results/fuzz.json \
+		$(PY) -m pytest -q -p no:cacheprovider tests/fuzz
 
 lint: setup
 	$(VENV)/bin/ruff check .

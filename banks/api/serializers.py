@@ -51,7 +51,7 @@ class ApiKeyInputSerializer(StrictInputSerializer):
 
 
 class ApiKeyOutputSerializer(serializers.ModelSerializer):
-    bank = serializers.CharField(source="bank.slug", default=None, read_only=True)
+    bank = serializers.CharField(source="bank.slug", default=None, read_only=True, allow_null=True)
     active = serializers.BooleanField(source="is_active", read_only=True)
 
     class Meta:

@@ -28,7 +28,7 @@ class ErasureRequestInputSerializer(StrictInputSerializer):
 
 
 class ErasureRequestOutputSerializer(serializers.ModelSerializer):
-    bank = serializers.CharField(source="bank.slug", default=None, read_only=True)
+    bank = serializers.CharField(source="bank.slug", default=None, read_only=True, allow_null=True)
 
     class Meta:
         model = ErasureRequest
