@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup system-deps run test fuzz bench eval bench-scale bench-consolidation eval-defense eval-workloads lint stop clean
+.PHONY: setup system-deps run test fuzz bench eval bench-scale bench-consolidation eval-defense eval-workloads lint stop clean client-models
 
 system-deps:
 	@if ! command -v redis-server >/dev/null 2>&1; then \
@@ -20,11 +20,13 @@ system-deps:
 		fi; \
 	fi
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml clients/python/pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	# The CPU build of torch first, so nothing below pulls a CUDA build.
 	$(PY) -m pip install -q "torch==2.13.0"
+	# The client from this checkout (never from a package index: the name is ours only here).
+	$(PY) -m pip install -q -e "clients/python[mcp]"
 	$(PY) -m pip install -q -e ".[dev]"
 	touch $(STAMP)
 
@@ -79,6 +81,12 @@ fuzz: setup
 	$(PY) manage.py services
 	MEMORYHUB_FUZZ_EXAMPLES=$${MEMORYHUB_FUZZ_EXAMPLES:-400} MEMORYHUB_FUZZ_REPORT=benchmarks/results/fuzz.json \
 		$(PY) -m pytest -q -p no:cacheprovider tests/fuzz
+
+# Regenerate the Python client's typed models from the API schema (a test fails when they are stale).
+client-models: setup
+	$(PY) manage.py spectacular --format openapi-json --file .data/openapi.json
+	$(PY) clients/python/memoryhub_client/_codegen.py .data/openapi.json > .data/models.py
+	mv .data/models.py clients/python/memoryhub_client/models.py
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -150,6 +150,16 @@ class ReviewDecisionInvalid(MemoryHubError):
     default_detail = "This decision does not apply to this kind of review item."
 
 
+class ImportLineInvalid(MemoryHubError):
+    default_code = "import_line_invalid"
+    default_detail = "A line of the import is not a valid record ('extra.line'); nothing of its batch was stored."
+
+
+class ImportFormatUnknown(MemoryHubError):
+    default_code = "import_format_unknown"
+    default_detail = "Unknown import format; use memoryhub, jsonl or mem0."
+
+
 class LLMError(MemoryHubError):
     """The configured LLM failed, timed out or answered with something unusable."""
 

@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "banks",
     "beliefs",
     "reviews",
+    "portability",
 ]
 
 MIDDLEWARE = [

@@ -7,6 +7,7 @@ from memoryhub.health import healthz, metrics_view
 api_v1 = [
     path("", include("banks.api.urls")),
     path("", include("beliefs.api.urls")),
+    path("", include("portability.urls")),
 ]
 
 urlpatterns = [

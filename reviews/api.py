@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from banks.scoping import BankScopedAPIView
 from beliefs.api.erasure_views import requester
 from memoryhub.exceptions import ReviewDecisionInvalid, ReviewItemNotFound
-from memoryhub.pagination import MemoryHubPagination
+from memoryhub.pagination import MemoryHubPagination, paginated_schema
 from memoryhub.serializers import StrictInputSerializer
 from reviews.models import ReviewItem
 from reviews.services.audit import audit_record
@@ -49,6 +49,7 @@ class ReviewItemListApi(BankScopedAPIView):
     def scoped_get_queryset(self):
         return ReviewItem.objects.filter(bank=self.bank).order_by("-created_at", "-id")
 
+    @extend_schema(responses=paginated_schema(ReviewItemOutputSerializer))
     def get(self, request, bank_slug: str):
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         return self.get_paginated_response(ReviewItemOutputSerializer(page, many=True).data)

@@ -25,12 +25,12 @@ from banks.services.api_keys import api_key_issue, api_key_revoke
 from banks.services.banks import bank_create, bank_update
 from beliefs.services.defense_rescan import defense_rescan_start
 from memoryhub.exceptions import ApiKeyNotFound, BankNotFound
-from memoryhub.pagination import paginate
+from memoryhub.pagination import paginate, paginated_schema
 from reviews.services.audit import audit_record
 
 
 class BankListCreateApi(TenantScopedAPIView):
-    @extend_schema(responses=BankOutputSerializer(many=True), operation_id="banks_list")
+    @extend_schema(responses=paginated_schema(BankOutputSerializer), operation_id="banks_list")
     def get(self, request):
         banks = banks_for_caller(request).select_related("tenant").order_by("slug")
         return paginate(request, self, banks, BankOutputSerializer)
@@ -93,7 +93,7 @@ class BankDetailApi(BankScopedAPIView):
 class ApiKeyListCreateApi(TenantScopedAPIView):
     """Tenant admins (or admin-scoped, tenant-wide keys) list and issue API keys."""
 
-    @extend_schema(responses=ApiKeyOutputSerializer(many=True), operation_id="api_keys_list")
+    @extend_schema(responses=paginated_schema(ApiKeyOutputSerializer), operation_id="api_keys_list")
     def get(self, request):
         tenant = tenant_for_admin_action(request, request.query_params.get("tenant"), "manage API keys")
         self.scope_tenant(tenant.pk)

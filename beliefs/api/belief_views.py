@@ -38,7 +38,7 @@ from beliefs.services.extract import bank_background_queue
 from beliefs.services.mental_models import mental_model_create, mental_model_delete, mental_model_refresh
 from beliefs.services.reflect import reflect
 from memoryhub.exceptions import BeliefNotFound, FactNotFound, MentalModelNotFound
-from memoryhub.pagination import MemoryHubPagination, paginate
+from memoryhub.pagination import MemoryHubPagination, paginate, paginated_schema
 from memoryhub.serializers import parse_datetime_param
 from reviews.models import AuditEvent
 from reviews.services.audit import audit_record
@@ -61,7 +61,7 @@ class FactListApi(BankScopedAPIView):
             known_at=parse_datetime_param(params, "known_at"),
         )
 
-    @extend_schema(parameters=[VALID_AT, KNOWN_AT])
+    @extend_schema(parameters=[VALID_AT, KNOWN_AT], responses=paginated_schema(FactOutputSerializer))
     def get(self, request, bank_slug: str):
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         return self.get_paginated_response(FactOutputSerializer(page, many=True).data)
@@ -88,7 +88,7 @@ class BeliefListApi(BankScopedAPIView):
     def scoped_get_queryset(self):
         return belief_list(bank=self.bank)
 
-    @extend_schema(parameters=[AS_OF])
+    @extend_schema(parameters=[AS_OF], responses=paginated_schema(BeliefOutputSerializer))
     def get(self, request, bank_slug: str):
         as_of = parse_datetime_param(request.query_params, "as_of")
         if as_of is not None:
@@ -129,6 +129,7 @@ class MentalModelListApi(BankScopedAPIView):
     def scoped_get_queryset(self):
         return mental_model_list(bank=self.bank)
 
+    @extend_schema(responses=paginated_schema(MentalModelOutputSerializer))
     def get(self, request, bank_slug: str):
         return paginate(request, self, self.get_queryset(), MentalModelOutputSerializer)
 
@@ -247,7 +248,8 @@ class AuditEventListApi(BankScopedAPIView):
         parameters=[
             OpenApiParameter("action", str, description="Only this action (e.g. episodes.retained)."),
             OpenApiParameter("since", str, description="Only events at or after this time (ISO 8601)."),
-        ]
+        ],
+        responses=paginated_schema(AuditEventOutputSerializer),
     )
     def get(self, request, bank_slug: str):
         page = self.paginate_queryset(self.get_queryset())
@@ -264,6 +266,7 @@ class DefenseRescanApi(BankScopedAPIView):
     def scoped_get_queryset(self):
         return DefenseRescan.objects.filter(bank=self.bank)
 
+    @extend_schema(responses=paginated_schema(DefenseRescanOutputSerializer))
     def get(self, request, bank_slug: str):
         rows = self.get_queryset().order_by("-created_at", "-id")
         return paginate(request, self, rows, DefenseRescanOutputSerializer)

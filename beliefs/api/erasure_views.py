@@ -16,7 +16,7 @@ from banks.scoping import (
 from beliefs.models import ErasureRequest
 from beliefs.services.forget import erasure_request_create
 from memoryhub.exceptions import ErasureRequestNotFound
-from memoryhub.pagination import paginate
+from memoryhub.pagination import paginate, paginated_schema
 from memoryhub.serializers import StrictInputSerializer
 from reviews.services.audit import audit_record
 
@@ -49,7 +49,7 @@ def _visible(request):
 
 
 class ErasureRequestListCreateApi(TenantScopedAPIView):
-    @extend_schema(responses=ErasureRequestOutputSerializer(many=True), operation_id="erasure_requests_list")
+    @extend_schema(responses=paginated_schema(ErasureRequestOutputSerializer), operation_id="erasure_requests_list")
     def get(self, request):
         tenant = tenant_for_admin_action(request, request.query_params.get("tenant"), "read erasure requests")
         self.scope_tenant(tenant.pk)

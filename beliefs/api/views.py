@@ -24,7 +24,7 @@ from beliefs.services.quarantine import episode_release
 from beliefs.services.recall import CHANNELS, KINDS, recall
 from beliefs.services.retain import RetainItem, retain, retain_async_submit
 from memoryhub.exceptions import BatchNotFound, EpisodeNotFound
-from memoryhub.pagination import MemoryHubPagination
+from memoryhub.pagination import MemoryHubPagination, paginated_schema
 from reviews.services.audit import audit_record
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
@@ -124,6 +124,7 @@ class EpisodeListApi(BankScopedAPIView):
     def scoped_get_queryset(self):
         return episode_list(bank=self.bank)
 
+    @extend_schema(responses=paginated_schema(EpisodeOutputSerializer))
     def get(self, request, bank_slug: str):
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         return self.get_paginated_response(EpisodeOutputSerializer(page, many=True).data)

@@ -1,5 +1,8 @@
 """Every bank route, checked the same way: anonymous, other tenant, other bank, permitted."""
 
+import json
+from types import SimpleNamespace
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -59,11 +62,18 @@ def routes(victim):
         ("post", victim.url("churn/recommend"), {"account": "acct-1", "segment": "SMB"}, 200),
         ("get", victim.url("review-items/"), None, 200),
         ("post", victim.url("lessons"), {"lessons": [{"text": "l", "evidence_episode_ids": [0]}]}, 400),
+        ("get", victim.url("export"), None, 200),
+        ("post", victim.url("import?source_format=jsonl"), {"content": "imported note"}, 200),
     ]
 
 
 def call(client, method, url, body):
-    return getattr(client, method)(url, body, format="json") if body is not None else getattr(client, method)(url)
+    response = getattr(client, method)(url, body, format="json") if body is not None else getattr(client, method)(url)
+    if getattr(response, "streaming", False):  # the export: JSON lines, read whole here
+        content = b"".join(response.streaming_content)
+        records = [json.loads(line) for line in content.splitlines()]
+        response = SimpleNamespace(status_code=response.status_code, content=content, json=lambda: records)
+    return response
 
 
 ROUTE_IDS = [
@@ -96,6 +106,8 @@ ROUTE_IDS = [
     "recommend",
     "review-items",
     "lessons",
+    "export",
+    "import",
 ]
 
 
@@ -174,6 +186,12 @@ PERMITTED_CHECKS = {
     "recommend": lambda victim, body: body["recommendations"] == [] and body["account"] == "acct-1",
     "review-items": lambda victim, body: body["results"] == [],
     "lessons": lambda victim, body: body["code"] == "lesson_without_evidence",
+    "export": lambda victim, body: (
+        body[0]["type"] == "header"
+        and sum(r["type"] == "episode" for r in body) == victim.episode_count
+        and any(r.get("content") == "secret plan for project nightingale" for r in body)
+    ),
+    "import": lambda victim, body: body["created"] == {"episode": 1},
 }
 
 

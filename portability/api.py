@@ -1,0 +1,99 @@
+"""``GET banks/{bank}/export`` (a JSON-lines stream) and ``POST banks/{bank}/import``."""
+
+from __future__ import annotations
+
+from django.http import StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from banks.scoping import BankScopedAPIView, bank_for_caller
+from beliefs.selectors.episodes import episode_list
+from memoryhub.exceptions import ImportFormatUnknown
+from memoryhub.serializers import StrictInputSerializer
+from portability.formats import FORMATS
+from portability.services.exporting import bank_export_lines
+from portability.services.importing import bank_import
+from reviews.services.audit import audit_record
+
+NDJSON = "application/x-ndjson"
+
+
+class ExportParamsSerializer(StrictInputSerializer):
+    embeddings = serializers.BooleanField(required=False, default=True)
+
+
+class ImportParamsSerializer(StrictInputSerializer):
+    # Not "format": DRF reads that query parameter to pick a renderer.
+    source_format = serializers.CharField(required=False, default="memoryhub")
+    line_offset = serializers.IntegerField(required=False, default=0, min_value=0)
+    batch_size = serializers.IntegerField(required=False, default=500, min_value=1, max_value=5000)
+    apply_settings = serializers.BooleanField(required=False, default=False)
+
+
+class ImportCountsSerializer(serializers.Serializer):
+    format = serializers.CharField()
+    lines = serializers.IntegerField()
+    records = serializers.IntegerField()
+    batches = serializers.IntegerField()
+    created = serializers.DictField(child=serializers.IntegerField())
+    duplicates = serializers.DictField(child=serializers.IntegerField())
+    redacted = serializers.DictField(child=serializers.IntegerField())
+    settings_applied = serializers.BooleanField()
+    extraction_queued = serializers.BooleanField()
+
+
+class BankExportApi(BankScopedAPIView):
+    """The bank's whole memory as JSON lines: episodes, facts, beliefs with evidence and versions, and more."""
+
+    method_access = {"GET": "admin"}
+
+    def scoped_get_queryset(self):
+        return episode_list(bank=self.bank)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("embeddings", bool, description="Include vectors (default true).")],
+        responses={(200, NDJSON): OpenApiResponse(OpenApiTypes.STR, description="One JSON record per line.")},
+    )
+    def get(self, request, bank_slug: str):
+        params = ExportParamsSerializer.parse(request.query_params.dict())
+        audit_record(request=request, tenant=self.bank.tenant, bank=self.bank, action="bank.exported",
+                     target=f"bank:{self.bank.slug}")  # fmt: skip
+        response = StreamingHttpResponse(
+            bank_export_lines(bank=self.bank, include_embeddings=params["embeddings"]), content_type=NDJSON
+        )
+        response["Content-Disposition"] = f'attachment; filename="{self.bank.slug}.memoryhub.jsonl"'
+        return response
+
+
+class BankImportApi(BankScopedAPIView):
+    """Import JSON lines (a MemoryHub export, plain retain items, or mem0 memories) in all-or-nothing batches."""
+
+    def scoped_get_queryset(self):
+        return episode_list(bank=self.bank)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "source_format", str, enum=list(FORMATS), description="memoryhub (default), jsonl or mem0."
+            ),
+            OpenApiParameter("line_offset", int, description="Added to reported line numbers (for chunked uploads)."),
+            OpenApiParameter("batch_size", int, description="Lines per all-or-nothing batch (default 500)."),
+            OpenApiParameter("apply_settings", bool, description="Copy the export's bank settings (admin)."),
+        ],
+        request={NDJSON: OpenApiTypes.STR},
+        responses=ImportCountsSerializer,
+    )
+    def post(self, request, bank_slug: str):
+        params = ImportParamsSerializer.parse(request.query_params.dict())
+        source_format = params.pop("source_format")
+        if source_format not in FORMATS:
+            raise ImportFormatUnknown(extra={"source_format": source_format[:40], "allowed": list(FORMATS)})
+        if params["apply_settings"]:
+            bank_for_caller(request, bank_slug, "admin")  # copying a policy is an admin change
+        # The body is read as a stream of lines, never as a whole.
+        result = bank_import(bank=self.bank, lines=iter(request._request.readline, b""), format=source_format, **params)
+        audit_record(request=request, tenant=self.bank.tenant, bank=self.bank, action="bank.imported",
+                     target=f"bank:{self.bank.slug}", details={"created": dict(result.created)})  # fmt: skip
+        return Response(ImportCountsSerializer(result.as_dict()).data)
