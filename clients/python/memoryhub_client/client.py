@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from typing import Any
 
 import httpx
+
 from memoryhub_client import _resources as r
 from memoryhub_client import models as m
 from memoryhub_client._portability import AsyncPortability, Portability

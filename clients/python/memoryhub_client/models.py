@@ -221,6 +221,12 @@ class ErasureRequest(_Model):
     finished_at: datetime | None = None
 
 
+class Error(_Model):
+    code: str = Field(description="Stable machine-readable code (README, 'Errors').")
+    detail: str
+    extra: dict[str, Any]
+
+
 class Evidence(_Model):
     id: int
     stance: Literal["supports", "contradicts"]
@@ -580,6 +586,7 @@ __all__ = [
     "Episode",
     "ErasureRequestRequest",
     "ErasureRequest",
+    "Error",
     "Evidence",
     "Fact",
     "ImportCounts",
@@ -637,6 +644,7 @@ DefenseRescan.model_rebuild()
 Episode.model_rebuild()
 ErasureRequestRequest.model_rebuild()
 ErasureRequest.model_rebuild()
+Error.model_rebuild()
 Evidence.model_rebuild()
 Fact.model_rebuild()
 ImportCounts.model_rebuild()
