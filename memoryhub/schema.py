@@ -31,6 +31,17 @@ ERRORS = {
 }
 
 
+RATE_HEADERS = {
+    "X-RateLimit-Limit": {"schema": {"type": "integer"}, "description": "Requests allowed in any 60 seconds."},
+    "X-RateLimit-Remaining": {"schema": {"type": "integer"}, "description": "Requests left in the window now."},
+    "X-RateLimit-Reset": {
+        "schema": {"type": "integer"},
+        "description": "Unix time the oldest counted request leaves it.",
+    },
+    "X-RateLimit-Scope": {"schema": {"type": "string", "enum": ["key", "tenant"]}, "description": "The tighter limit."},
+}
+
+
 def declare_error_responses(result, generator, request, public):
     components = result.setdefault("components", {}).setdefault("schemas", {})
     components["Error"] = ERROR_SCHEMA
@@ -45,6 +56,6 @@ def declare_error_responses(result, generator, request, public):
                     continue
                 response = {"description": description, "content": {"application/json": {"schema": reference}}}
                 if status == "429":
-                    response["headers"] = {"Retry-After": {"schema": {"type": "integer"}}}
+                    response["headers"] = {"Retry-After": {"schema": {"type": "integer"}}, **RATE_HEADERS}
                 responses[status] = response
     return result

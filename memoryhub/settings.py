@@ -66,6 +66,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "memoryhub.request_context.RequestIdMiddleware",
     "memoryhub.http_errors.RejectMalformedRequestMiddleware",
+    "banks.throttling.RateLimitHeadersMiddleware",
     "memoryhub.unavailable.DependencyUnavailableMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -242,8 +243,10 @@ MEMORYHUB = {
     "LLM_MODEL": os.environ.get("MEMORYHUB_LLM_MODEL", ""),
     "LLM_TIMEOUT_SECONDS": float(os.environ.get("MEMORYHUB_LLM_TIMEOUT_SECONDS", "30")),
     "LLM_RETRIES": env_int("MEMORYHUB_LLM_RETRIES", 2),
-    # Requests per minute per API key (a key can carry its own limit).
+    # Requests per minute per API key, sliding window (a key can carry its own limit).
     "RATE_LIMIT_PER_MINUTE": env_int("MEMORYHUB_RATE_LIMIT_PER_MINUTE", 600),
+    # Requests per minute (sliding window) across all API keys of one tenant.
+    "TENANT_RATE_LIMIT_PER_MINUTE": env_int("MEMORYHUB_TENANT_RATE_LIMIT_PER_MINUTE", 3000),
     # Beliefs and facts in recall: a derived item must be at least this similar to the query.
     "DERIVED_MIN_SIMILARITY": float(os.environ.get("MEMORYHUB_DERIVED_MIN_SIMILARITY", "0.35")),
     # Beat sweeps re-queue batches and banks whose work waited this long (a lost message, a killed worker).

@@ -31,13 +31,18 @@ class FuzzBank:
 @pytest.fixture(scope="module")
 def _seeded(django_db_setup, django_db_blocker):
     """Built once and committed; each operation's test then runs in a transaction that is rolled back."""
+    from django.conf import settings
     from django.core.management import call_command
+    from django.test import override_settings
 
+    unlimited = override_settings(MEMORYHUB={**settings.MEMORYHUB, "TENANT_RATE_LIMIT_PER_MINUTE": 10**7})
+    unlimited.enable()  # thousands of requests a minute from one tenant: the fuzzer is not what limits are about
     with django_db_blocker.unblock():
         seeded = _seed()
     yield seeded
     with django_db_blocker.unblock():
         call_command("flush", interactive=False, verbosity=0)
+    unlimited.disable()
 
 
 @pytest.fixture
