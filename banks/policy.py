@@ -19,9 +19,14 @@ typed, validated ``BankPolicy`` so services never read raw JSON:
   ``defense.ip_addresses`` (default false): Memory Defense at retain.
 - ``anomaly.suppress_threshold`` (default 3 distinct proofs), ``anomaly.min_confidence`` (0.6),
   ``anomaly.review`` (``all`` or ``sample`` at ``anomaly.review_sample_rate``, 0.2) and
-  ``anomaly.value_tolerance`` (0.1: how far above the dismissed values an alert may be).
-- ``churn.horizon_days`` (60–90, default 75) and ``distillation.auto_accept_min_outcomes``
-  (default none: every lesson waits for a person).
+  ``anomaly.value_tolerance`` (0.1: how far above the dismissed values an alert may be),
+  ``anomaly.key`` (what a pattern is: ``host``, ``service`` or — the default — ``both``; an alert
+  naming only one of them is keyed on that one) and ``anomaly.contest_days`` (30: no suppression
+  for this long after an analyst contested the pattern or confirmed it genuine; 0 turns it off).
+- ``churn.horizon_days`` (30–180, default 75: the horizon of a play not in the bank's catalogue),
+  ``churn.outcome_grace_days`` (0–365, default 30: how long after a horizon closes an outcome is
+  still attributed to it) and ``distillation.auto_accept_min_outcomes`` (default none: every
+  lesson waits for a person).
 - ``channel_weights``/``rerank_weights``: recall tuning (see ``beliefs.services.recall``).
 """
 
@@ -49,7 +54,10 @@ class BankPolicy:
     suppression_review: str = "all"
     suppression_review_sample_rate: float = 0.2
     value_tolerance: float = 0.1
+    anomaly_key: str = "both"
+    contest_days: float = 30.0
     churn_horizon_days: int = 75
+    outcome_grace_days: int = 30
     auto_accept_min_outcomes: int | None = None
 
     @property
@@ -79,8 +87,10 @@ _SHAPE = {
         "review": (str, None, ("all", "sample")),
         "review_sample_rate": (float, 0.0, 1.0),
         "value_tolerance": (float, 0.0, 10.0),
+        "key": (str, None, ("host", "service", "both")),
+        "contest_days": (float, 0.0, 365.0),
     },
-    "churn": {"horizon_days": (int, 60, 90)},
+    "churn": {"horizon_days": (int, 30, 180), "outcome_grace_days": (int, 0, 365)},
     "distillation": {"auto_accept_min_outcomes": (int, 1, 100000)},
 }
 _OPEN_KEYS = {"channel_weights", "rerank_weights"}
@@ -160,7 +170,10 @@ def bank_policy(bank) -> BankPolicy:
             anomaly.get("review_sample_rate", defaults.suppression_review_sample_rate)
         ),
         value_tolerance=float(anomaly.get("value_tolerance", defaults.value_tolerance)),
+        anomaly_key=anomaly.get("key", defaults.anomaly_key),
+        contest_days=float(anomaly.get("contest_days", defaults.contest_days)),
         churn_horizon_days=int(churn.get("horizon_days", defaults.churn_horizon_days)),
+        outcome_grace_days=int(churn.get("outcome_grace_days", defaults.outcome_grace_days)),
         auto_accept_min_outcomes=distillation.get("auto_accept_min_outcomes"),
     )
 

@@ -133,31 +133,53 @@ def defense_table(r: dict) -> str:
 
 def workloads_table(r: dict) -> str:
     rows = [
-        f"Measured {r['machine']['measured_at']} over {r['days']} simulated days "
+        f"Measured {r['machine']['measured_at']}: anomaly over {r['days']} simulated days, churn over "
+        f"{r['churn'][0]['days']} days and {r['churn'][0]['accounts']} accounts "
         "(details in `benchmarks/results/workloads.json`):",
         "",
-        "| anomaly configuration | alerts (genuine) | suppressed | precision | benign suppressed | incidents wrongly suppressed | investigations |",
-        "|---|---|---|---|---|---|---|",
+        "| anomaly configuration | alerts (genuine) | suppressed | precision | benign suppressed "
+        "| incidents wrongly suppressed | suppressions of contested beliefs | citation validity |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for a in r["anomaly"]:
+        where = ", ".join(f"{k} {v}" for k, v in sorted(a["wrongly_suppressed_by_scenario"].items()))
         rows.append(
-            f"| {a['label']} | {a['alerts']} ({a['genuine_alerts']}) | {a['suppressed']} | {a['suppression_precision']} | "
-            f"{a['benign_suppressed_share']:.1%} | **{a['incidents_wrongly_suppressed']}** | {a['investigations']} |"
+            f"| {a['label']} | {a['alerts']} ({a['genuine_alerts']}) | {a['suppressed']} | {a['suppression_precision']} "
+            f"| {a['benign_suppressed_share']:.1%} | **{a['incidents_wrongly_suppressed']}**{f' ({where})' if where else ''} "
+            f"| **{a['suppressions_of_contested_beliefs']}** "
+            f"| **{a['citation_validity']:.1%}** ({a['citations_valid']:,} of {a['citations']:,}) |"
         )
     rows += [
         "",
-        "| churn | offers | repeat-play rate | retention of scored offers | sample-size checks (mismatches) |",
-        "|---|---|---|---|---|",
+        "| churn agent | offers (overlapping) | top-1 repeat of a known failure | over all proposed plays "
+        "| repeat of any reported failure | retention (second half) | sample-size checks (mismatches) |",
+        "|---|---|---|---|---|---|---|",
     ]
     for c in r["churn"]:
+        proposed = "–" if c["proposed_repeat_rate"] is None else f"{c['proposed_repeat_rate']:.1%}"
+        checks = f"{c['sample_size_checks']:,} ({c['sample_size_mismatches']})" if c["sample_size_checks"] else "–"
         rows.append(
-            f"| {c['mode']} | {c['decisions']} | **{c['repeat_play_rate']:.1%}** | {c['retention_rate']:.1%} | "
-            f"{c['sample_size_checks']} ({c['sample_size_mismatches']}) |"
+            f"| {c['agent']} | {c['decisions']} ({c['overlapping_offers']}) | **{c['top1_repeat_rate']:.1%}** "
+            f"| {proposed} | {c['repeat_of_any_reported_failure_rate']:.1%} "
+            f"| {c['retention_rate']:.1%} ({c['second_half_retention_rate']:.1%}) | {checks} |"
         )
+    memory = r["churn"][0]
+    o = memory["outcomes"]
+    vr, vn = r["retention_vs_random"], r["retention_vs_no_memory"]
     t = r["tokens"]["turns"]
     rows += [
         "",
-        f"Retention lift of memory over random play choice: **{r['retention_lift'] * 100:+.1f} points**.",
+        f"Retention with memory minus random: **{vr['points']:+.1f} points** (95% interval {vr['interval'][0]:+.1f} "
+        f"to {vr['interval'][1]:+.1f}); minus no memory: **{vn['points']:+.1f} points** ({vn['interval'][0]:+.1f} to "
+        f"{vn['interval'][1]:+.1f}). Excluded plays checked for their counts: {memory['excluded_checks']:,} "
+        f"({memory['excluded_without_counts']} without).",
+        "",
+        f"Outcomes reported to memory: {o['reported']:,}, all {o['reported_after_horizon']:,} after the horizon closed "
+        f"({o['named']:,} naming their intervention, {o['by_window_rule']:,} by the window rule, "
+        f"{o['outside_every_window']} outside every window; {o['unknown_reported']} `unknown`, "
+        f"{o['never_reported']} never reported); {o['duplicates']} duplicates and {o['conflicts_409']} conflicts (409) "
+        f"refused a second count; {o['attributed_to_another_offer']} went by the rule to another offer than the one "
+        f"they were for; {o['service_disagreements']} disagreements with the simulator's own implementation of the rule.",
         "",
         "| turns | stateless agent (re-reads history) | memory agent (stored read + recall ≤ "
         f"{r['tokens']['budget_tokens']}) | fewer tokens |",

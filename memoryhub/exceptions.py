@@ -128,6 +128,37 @@ class InterventionNotFound(MemoryHubError):
     default_detail = "No intervention was recorded for this account; outcomes are scored against interventions."
 
 
+class InterventionAlreadyScored(MemoryHubError):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "intervention_already_scored"
+    default_detail = (
+        "This intervention already has a different outcome; an intervention is scored once "
+        "(the same result again is accepted as a duplicate)."
+    )
+
+
+class OutcomeAccountMismatch(MemoryHubError):
+    default_code = "outcome_account_mismatch"
+    default_detail = "The named intervention belongs to another account."
+
+
+class OutcomeBeforeIntervention(MemoryHubError):
+    default_code = "outcome_before_intervention"
+    default_detail = "The outcome happened before the named intervention started."
+
+
+class PlayNotFound(MemoryHubError):
+    status_code = status.HTTP_404_NOT_FOUND
+    default_code = "play_not_found"
+    default_detail = "No play with this name in the bank's catalogue."
+
+
+class TriageDecisionNotFound(MemoryHubError):
+    status_code = status.HTTP_404_NOT_FOUND
+    default_code = "triage_decision_not_found"
+    default_detail = "No such triage decision in this bank."
+
+
 class LessonWithoutEvidence(MemoryHubError):
     default_code = "lesson_without_evidence"
     default_detail = "Each lesson needs evidence: episode ids from this bank, or the play and segment it is about."

@@ -4,6 +4,10 @@ An alert stream is the main case: every alert supports "alert S fires on H", and
 analyst dismissal or confirmed incident sets the one-value verdict of "alert S on H".
 ``EVENT_FIELDS`` lists each event type's required fields; retain rejects an event that
 lacks them, and the extractor skips (never guesses) anything malformed that got stored.
+
+When ``metadata[QUOTE_FIELD]`` names a field (``"reason"``) whose text appears in the
+content, a verdict's quote is exactly that text — the author's own words inside a line
+the service wrote around them — instead of the whole line.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "alert": ("signature",),
     "dismissal": ("signature",),
     "incident": ("signature",),
+    "contest": ("signature",),
     "cause": ("signature", "cause"),
     "baseline": ("metric", "value"),
     "runbook": ("signature", "step"),
@@ -23,8 +28,10 @@ EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "outcome": ("account", "result"),
     "play_outcome": ("play", "segment", "result"),
 }
-# Alerts, dismissals, incidents and causes name where they fired with one of these fields.
-TARGET_FIELDS = ("host", "service", "target")
+# Alerts, dismissals, incidents and causes name where they fired with one of these fields; an explicit
+# ``target`` (the anomaly routes write the pattern's key there) wins.
+TARGET_FIELDS = ("target", "host", "service")
+QUOTE_FIELD = "quote_field"
 EXPLICIT_FACT_FIELDS = ("subject", "predicate", "object")
 
 
@@ -108,14 +115,43 @@ def _alert(content, metadata):
     return [_draft(content, signature, subject=f"alert {signature}", predicate="fires on", object=target)]
 
 
-def _verdict(value: str) -> Callable:
+def _verdict(value: str, *, negated: bool = False) -> Callable:
     def handler(content, metadata):
+        subject = _alert_subject(metadata)
+        authored = _authored_span(content, metadata)
+        if authored is not None:
+            start, end = authored
+            return [
+                FactDraft(
+                    subject=subject,
+                    predicate="is",
+                    object=value,
+                    quote_start=start,
+                    quote_end=end,
+                    extractor="structured",
+                    negated=negated,
+                    functional=True,
+                )
+            ]
         needle = _text(metadata.get("reason")) or _text(metadata["signature"])
         return [
-            _draft(content, needle, subject=_alert_subject(metadata), predicate="is", object=value, functional=True)
+            _draft(content, needle, subject=subject, predicate="is", object=value, functional=True, negated=negated)
         ]
 
     return handler
+
+
+def _authored_span(content: str, metadata: dict) -> tuple[int, int] | None:
+    """The exact span of the author's own words (``metadata[QUOTE_FIELD]``) in ``content``, capped at 400 chars."""
+    field = metadata.get(QUOTE_FIELD)
+    text = metadata.get(field) if isinstance(field, str) else None
+    if not isinstance(text, str) or not text.strip():
+        return None
+    text = text.strip()
+    start = content.rfind(text)  # the service writes the author's words last
+    if start < 0:
+        return None
+    return start, start + min(len(text), 400)
 
 
 def _cause(content, metadata):
@@ -170,6 +206,7 @@ _HANDLERS: dict[str, Callable] = {
     "alert": _alert,
     "dismissal": _verdict("benign"),
     "incident": _verdict("genuine"),
+    "contest": _verdict("benign", negated=True),  # an analyst disputes that the pattern is benign
     "cause": _cause,
     "baseline": _baseline,
     "runbook": _runbook,

@@ -6,10 +6,11 @@ from beliefs.models.facts import Extractor, Fact
 from beliefs.models.jobs import DefenseRescan, RetainBatch
 from beliefs.models.mental_models import BankUsage, MentalModel
 from beliefs.models.search import BankTerm, BankTextStats
-from beliefs.models.workloads import AccountLink, Intervention, OutcomeEvent, Play, TriageDecision
+from beliefs.models.workloads import AccountLink, ChurnPlay, Intervention, OutcomeEvent, Play, TriageDecision
 
 __all__ = [
     "AccountLink",
+    "ChurnPlay",
     "Intervention",
     "OutcomeEvent",
     "Play",

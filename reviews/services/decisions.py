@@ -20,7 +20,8 @@ def review_item_decide(*, bank: Bank, item_id: int, decision: str, comment: str 
     """Apply ``decision``; repeating the same decision is a no-op, a different one on a decided item is a 409.
 
     Accepting a lesson makes it a ``Play``; rejecting keeps it with its reason; overturning a
-    suppression records the alert as genuine so the belief stops suppressing.
+    suppression (the comment is required) records the alert as genuine so the belief stops
+    suppressing; accepting a suppression with a comment stores the comment as a fresh proof.
     """
     from beliefs.workloads.anomaly import suppression_confirm, suppression_overturn
     from beliefs.workloads.distill import play_from_lesson
@@ -46,8 +47,8 @@ def review_item_decide(*, bank: Bank, item_id: int, decision: str, comment: str 
             play_from_lesson(item=item, actor=actor, comment=comment)
             return item
         if decision == "accept" and item.kind == ReviewItem.Kind.SUPPRESSION and item.triage_id:
-            # A person confirmed the alert benign: that is a fresh proof, and it keeps the belief from going stale.
-            suppression_confirm(item=item)
+            # A person confirmed the alert benign: with their words, a fresh proof that keeps the belief current.
+            suppression_confirm(item=item, comment=comment)
         item.status = wanted
         item.comment, item.decided_by, item.decided_at = comment, actor, timezone.now()
         item.save()

@@ -117,6 +117,14 @@ class ReviewDecisionInvalid(BadRequestError):
     code = "review_decision_invalid"
 
 
+class OutcomeAccountMismatch(BadRequestError):
+    code = "outcome_account_mismatch"
+
+
+class OutcomeBeforeIntervention(BadRequestError):
+    code = "outcome_before_intervention"
+
+
 class ImportLineInvalid(BadRequestError):
     """A line of an import is malformed: ``extra["line"]`` is its number; nothing of its batch was stored."""
 
@@ -189,6 +197,14 @@ class ReviewItemNotFound(NotFoundError):
     code = "review_item_not_found"
 
 
+class PlayNotFound(NotFoundError):
+    code = "play_not_found"
+
+
+class TriageDecisionNotFound(NotFoundError):
+    code = "triage_decision_not_found"
+
+
 class MethodNotAllowed(BadRequestError):
     code = "method_not_allowed"
 
@@ -207,6 +223,10 @@ class MentalModelNameTaken(ConflictError):
 
 class ReviewItemAlreadyDecided(ConflictError):
     code = "review_item_already_decided"
+
+
+class InterventionAlreadyScored(ConflictError):
+    code = "intervention_already_scored"
 
 
 class RateLimited(UnavailableError):

@@ -22,7 +22,7 @@ class _RequestModel(BaseModel):
 
 
 class AnomalyEventRequest(_RequestModel):
-    type: Literal["alert", "baseline", "cause", "dismissal", "incident", "runbook"]
+    type: Literal["alert", "baseline", "cause", "contest", "dismissal", "incident", "runbook"]
     occurred_at: datetime
     signature: str | None = None
     host: str | None = None
@@ -280,6 +280,7 @@ class InterventionRequest(_RequestModel):
     segment: str
     play: str
     occurred_at: datetime
+    horizon_days: int | None = None
 
 
 class LessonRequest(_RequestModel):
@@ -326,10 +327,25 @@ class NowRequest(_RequestModel):
 
 
 class OutcomeRequest(_RequestModel):
-    account: str
-    result: Literal["retained", "churned"]
-    occurred_at: datetime
+    account: str | None = None
+    intervention_id: int | None = None
+    result: Literal["retained", "churned", "unknown"]
+    occurred_at: datetime = Field(description="When it happened (renewal, cancellation effective date).")
+    recorded_at: datetime | None = None
     event_id: str
+
+
+class Outcome(_Model):
+    id: int
+    event_id: str
+    account: str
+    result: Literal["retained", "churned", "unknown"]
+    occurred_at: datetime = Field(description="When it happened (the effective time).")
+    recorded_at: datetime = Field(description="When it was reported; it counts from then at the earliest.")
+    intervention_id: int | None
+    attribution: Literal["named", "window", "none"] | None = None
+    counts_from: datetime | None = None
+    created_at: datetime
 
 
 class PaginatedApiKeyList(_Model):
@@ -395,6 +411,20 @@ class PaginatedMentalModelList(_Model):
     results: list[MentalModel]
 
 
+class PaginatedOutcomeOutputList(_Model):
+    count: int
+    next: str | None = None
+    previous: str | None = None
+    results: list[Outcome]
+
+
+class PaginatedPlayOutputList(_Model):
+    count: int
+    next: str | None = None
+    previous: str | None = None
+    results: list[Play]
+
+
 class PaginatedReviewItemList(_Model):
     count: int
     next: str | None
@@ -402,11 +432,32 @@ class PaginatedReviewItemList(_Model):
     results: list[ReviewItem]
 
 
+class PaginatedTriageDecisionOutputList(_Model):
+    count: int
+    next: str | None = None
+    previous: str | None = None
+    results: list[TriageDecision]
+
+
 class BankUpdateRequest(_RequestModel):
     name: str | None = None
     description: str | None = None
     background: str | None = None
     policy: dict[str, Any] | None = None
+
+
+class PlayRequest(_RequestModel):
+    name: str = Field(description="Letters, digits, _ . : -")
+    horizon_days: int = Field(description="Days until this play's outcome is judged (30\u2013180).")
+    description: str | None = None
+
+
+class Play(_Model):
+    name: str
+    horizon_days: int
+    description: str | None = None
+    created_at: datetime
+    updated_at: datetime
 
 
 class RecallFiltersRequest(_RequestModel):
@@ -554,6 +605,24 @@ class ReviewItem(_Model):
     created_at: datetime
 
 
+class TriageDecision(_Model):
+    id: int
+    signature: str
+    target: str = Field(description="The pattern's key under the bank's `anomaly.key`.")
+    host: str | None = None
+    service: str | None = None
+    value: float | None = None
+    decided_at: datetime = Field(description="The triage's `now` (event time, replayable).")
+    decision: Literal["suppress", "investigate"]
+    belief_id: int | None
+    belief_status: str | None = None
+    proof_count: int | None = None
+    confidence: float | None = None
+    reasons: Any = None
+    citations: Any = None
+    created_at: datetime
+
+
 class TriageRequest(_RequestModel):
     signature: str
     host: str | None = None
@@ -598,6 +667,7 @@ __all__ = [
     "MentalModel",
     "NowRequest",
     "OutcomeRequest",
+    "Outcome",
     "PaginatedApiKeyList",
     "PaginatedAuditEventList",
     "PaginatedBankList",
@@ -607,8 +677,13 @@ __all__ = [
     "PaginatedErasureRequestList",
     "PaginatedFactList",
     "PaginatedMentalModelList",
+    "PaginatedOutcomeOutputList",
+    "PaginatedPlayOutputList",
     "PaginatedReviewItemList",
+    "PaginatedTriageDecisionOutputList",
     "BankUpdateRequest",
+    "PlayRequest",
+    "Play",
     "RecallFiltersRequest",
     "RecallRequest",
     "RecallItem",
@@ -623,6 +698,7 @@ __all__ = [
     "RetainOutcome",
     "Retain",
     "ReviewItem",
+    "TriageDecision",
     "TriageRequest",
     "Usage",
 ]
@@ -656,6 +732,7 @@ MentalModelRequest.model_rebuild()
 MentalModel.model_rebuild()
 NowRequest.model_rebuild()
 OutcomeRequest.model_rebuild()
+Outcome.model_rebuild()
 PaginatedApiKeyList.model_rebuild()
 PaginatedAuditEventList.model_rebuild()
 PaginatedBankList.model_rebuild()
@@ -665,8 +742,13 @@ PaginatedEpisodeList.model_rebuild()
 PaginatedErasureRequestList.model_rebuild()
 PaginatedFactList.model_rebuild()
 PaginatedMentalModelList.model_rebuild()
+PaginatedOutcomeOutputList.model_rebuild()
+PaginatedPlayOutputList.model_rebuild()
 PaginatedReviewItemList.model_rebuild()
+PaginatedTriageDecisionOutputList.model_rebuild()
 BankUpdateRequest.model_rebuild()
+PlayRequest.model_rebuild()
+Play.model_rebuild()
 RecallFiltersRequest.model_rebuild()
 RecallRequest.model_rebuild()
 RecallItem.model_rebuild()
@@ -681,5 +763,6 @@ RetainItemRequest.model_rebuild()
 RetainOutcome.model_rebuild()
 Retain.model_rebuild()
 ReviewItem.model_rebuild()
+TriageDecision.model_rebuild()
 TriageRequest.model_rebuild()
 Usage.model_rebuild()

@@ -10,6 +10,7 @@ from banks.services.api_keys import api_key_revoke
 from banks.services.banks import bank_access_grant, membership_set
 from beliefs.models import Belief, Episode, Fact, MentalModel, RetainBatch
 from beliefs.services.mental_models import mental_model_create
+from beliefs.workloads.churn import play_upsert
 from tests.beliefs.consolidation_helpers import T0, days, dismissal, remember
 from tests.conftest import make_caller, retain_texts
 from tests.factories import BankFactory, UserFactory
@@ -27,6 +28,7 @@ def victim(db):
     caller.fact_id = Fact.objects.filter(bank=caller.bank).values_list("id", flat=True).first()
     caller.belief_id = Belief.objects.get(bank=caller.bank).pk
     mental_model_create(bank=caller.bank, name="nightingale", question="which nightingale alerts are benign?")
+    play_upsert(bank=caller.bank, name="nightingale-call", horizon_days=60)
     return caller
 
 
@@ -60,6 +62,11 @@ def routes(victim):
         ("delete", victim.url(""), None, 200),
         ("post", victim.url("anomaly/triage"), {"signature": "NightingaleAlert", "host": "db-1"}, 200),
         ("post", victim.url("churn/recommend"), {"account": "acct-1", "segment": "SMB"}, 200),
+        ("get", victim.url("anomaly/decisions/"), None, 200),
+        ("get", victim.url("churn/plays/"), None, 200),
+        ("get", victim.url("churn/plays/nightingale-call"), None, 200),
+        ("get", victim.url("churn/interventions"), None, 200),
+        ("get", victim.url("churn/outcomes"), None, 200),
         ("get", victim.url("review-items/"), None, 200),
         ("post", victim.url("lessons"), {"lessons": [{"text": "l", "evidence_episode_ids": [0]}]}, 400),
         ("get", victim.url("export"), None, 200),
@@ -104,6 +111,11 @@ ROUTE_IDS = [
     "bank-delete",
     "triage",
     "recommend",
+    "anomaly-decisions",
+    "churn-plays",
+    "churn-play",
+    "churn-interventions",
+    "churn-outcomes",
     "review-items",
     "lessons",
     "export",
@@ -183,7 +195,14 @@ PERMITTED_CHECKS = {
         and not Episode.objects.filter(pk=victim.episode_id).exists()
     ),
     "triage": lambda victim, body: body["decision"] == "investigate" and body["belief"]["proof_count"] == 2,
-    "recommend": lambda victim, body: body["recommendations"] == [] and body["account"] == "acct-1",
+    "recommend": lambda victim, body: (
+        [r["play"] for r in body["recommendations"]] == ["nightingale-call"] and body["account"] == "acct-1"
+    ),
+    "anomaly-decisions": lambda victim, body: body["results"] == [],
+    "churn-plays": lambda victim, body: [p["name"] for p in body["results"]] == ["nightingale-call"],
+    "churn-play": lambda victim, body: body["horizon_days"] == 60,
+    "churn-interventions": lambda victim, body: body["results"] == [],
+    "churn-outcomes": lambda victim, body: body["results"] == [],
     "review-items": lambda victim, body: body["results"] == [],
     "lessons": lambda victim, body: body["code"] == "lesson_without_evidence",
     "export": lambda victim, body: (

@@ -37,7 +37,7 @@ def test_suppresses_only_at_the_threshold_and_cites_the_belief(caller):
     result = triage(bank=caller.bank, signature="DiskIOHigh", target="db-3", value=95, now=T0 + days(4))
     assert result.decision == "suppress" and result.reasons == []
     assert result.belief["proof_count"] == 3 and result.belief["statement"] == "alert DiskIOHigh on db-3 is benign"
-    assert len(result.citations) == 3 and all("Analyst closed DiskIOHigh" in c["quote"] for c in result.citations)
+    assert len(result.citations) == 3 and all(c["quote"] == "backup" for c in result.citations)
     review = ReviewItem.objects.get(pk=result.review_item_id)
     assert review.kind == "suppression" and review.status == "pending" and review.triage_id == result.decision_id
 
@@ -73,6 +73,8 @@ def test_overturn_contests_the_belief_and_the_next_alert_is_investigated(caller)
     suppressed = triage(bank=caller.bank, signature="DiskIOHigh", target="db-3", value=95, now=T0 + days(5))
     assert suppressed.decision == "suppress"
     url = caller.url(f"review-items/{suppressed.review_item_id}/overturn")
+    no_reason = caller.client.post(url, {"comment": "  "}, format="json")
+    assert no_reason.status_code == 400 and no_reason.json()["code"] == "review_decision_invalid"
     response = caller.client.post(url, {"comment": "this one was a real disk failure"}, format="json")
     assert response.status_code == 200 and response.json()["status"] == "overturned"
     again = caller.client.post(url, {"comment": "twice"}, format="json")
@@ -84,12 +86,17 @@ def test_overturn_contests_the_belief_and_the_next_alert_is_investigated(caller)
     assert belief.status == "contested" and belief.confidence < suppressed.belief["confidence"]
     last = belief.versions.order_by("-version").first()
     assert (last.cause, last.old_status, last.new_status) == ("reviewed", "active", "contested")
-    # Fresh dismissals outweigh the overturn (weight 3) only once support is more than three times as strong.
+    assert after.contradictions[0]["quote"] == "this one was a real disk failure"
+    # Fresh dismissals outweigh the overturn (weight 3) only once support is more than three times as strong,
+    # and not within anomaly.contest_days (30) of it.
     feed(caller.bank, "dismissal", 5, start=7)  # 9 proofs: 3 >= 9 / 3, still contested
     still = triage(bank=caller.bank, signature="DiskIOHigh", target="db-3", value=95, now=T0 + days(12))
     assert still.decision == "investigate" and still.belief["proof_count"] == 9
-    feed(caller.bank, "dismissal", 1, start=12)  # 10 proofs
-    back = triage(bank=caller.bank, signature="DiskIOHigh", target="db-3", value=95, now=T0 + days(13))
+    feed(caller.bank, "dismissal", 1, start=12)  # 10 proofs: no longer contested, but the overturn is 8 days old
+    quiet = triage(bank=caller.bank, signature="DiskIOHigh", target="db-3", value=95, now=T0 + days(13))
+    assert quiet.decision == "investigate" and quiet.belief["status"] == "active"
+    assert [r for r in quiet.reasons if r.startswith("contradicted on") and "no suppression until" in r]
+    back = triage(bank=caller.bank, signature="DiskIOHigh", target="db-3", value=95, now=T0 + days(36))
     assert back.decision == "suppress", back.reasons
 
 

@@ -18,6 +18,7 @@ def offer(bank, account, play, day, result=None, segment="SMB"):
             account=account,
             result=result,
             occurred_at=T0 + days(day + 30),
+            recorded_at=T0 + days(day + 30),
             event_id=f"{account}-{play}-{day}",
         )
 
@@ -34,7 +35,8 @@ def test_outcomes_are_scored_only_when_the_horizon_closes_and_build_a_belief_wit
     result = recommend(bank=caller.bank, account="new", segment="SMB", now=T0 + days(80))
     top = result["recommendations"][0]
     assert (top["play"], top["retained"], top["n"]) == ("discount-10", 3, 5)
-    assert top["summary"] == "discount-10 in SMB: 3 of 5 retained" and top["belief_id"] == belief.pk
+    assert top["summary"] == "discount-10 in SMB: 3 of 5 retained, outcomes known at 2026-03-26T09:00+00:00"
+    assert top["belief_id"] == belief.pk
     assert top["interval"][0] < 0.6 < top["interval"][1]
     early = recommend(bank=caller.bank, account="new", segment="SMB", now=T0 + days(70))
     assert early["recommendations"][0]["n"] == 0  # outcomes not known yet: no peeking
@@ -49,11 +51,11 @@ def test_a_failed_play_is_never_proposed_again_for_the_account_or_its_relatives(
     mine = recommend(bank=caller.bank, account="acme", segment="SMB", now=T0 + days(75.5))
     assert [r["play"] for r in mine["recommendations"]] == ["training"]
     reasons = {e["play"]: e["reason"] for e in mine["excluded"]}
-    assert reasons["discount-10"].startswith("already tried and failed for this account")
-    assert reasons["exec-review"] == "offered already; the outcome is not known yet"
+    assert reasons["discount-10"].startswith("it failed for this account (offered 2026-01-05, churned")
+    assert reasons["exec-review"] == "offered to this account on 2026-01-06; its 75-day horizon closes 2026-03-22"
     sibling = recommend(bank=caller.bank, account="acme-eu", segment="SMB", now=T0 + days(76))
     assert "discount-10" not in [r["play"] for r in sibling["recommendations"]]
-    assert "related account acme" in {e["play"]: e["reason"] for e in sibling["excluded"]}["discount-10"]
+    assert "linked account acme" in {e["play"]: e["reason"] for e in sibling["excluded"]}["discount-10"]
 
 
 def test_bad_churn_input(caller):

@@ -1,0 +1,182 @@
+"""Churn routes under ``banks/{bank_slug}/churn/``: plays, interventions, outcomes, links, score, recommend."""
+
+from __future__ import annotations
+
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.response import Response
+
+from banks.scoping import BankScopedAPIView
+from beliefs.api.churn_serializers import (
+    InterventionInputSerializer,
+    LinkInputSerializer,
+    NowInputSerializer,
+    OutcomeInputSerializer,
+    OutcomeOutputSerializer,
+    PlayInputSerializer,
+    PlayOutputSerializer,
+    RecommendInputSerializer,
+    intervention_representation,
+)
+from beliefs.models import Intervention
+from beliefs.workloads.churn import (
+    account_link,
+    intervention_record,
+    interventions_score,
+    outcome_record,
+    play_delete,
+    play_get,
+    play_list,
+    play_upsert,
+    recommend,
+)
+from beliefs.workloads.churn.selectors import intervention_get, intervention_list, intervention_states, outcome_list
+from memoryhub.exceptions import InterventionNotFound
+from memoryhub.pagination import MemoryHubPagination
+from memoryhub.serializers import parse_datetime_param
+from reviews.services.audit import audit_record
+
+NOW = OpenApiParameter("now", str, description="States as known at this time (ISO 8601); default: now.")
+
+
+class _ChurnBase(BankScopedAPIView):
+    def scoped_get_queryset(self):
+        return Intervention.objects.filter(bank=self.bank)
+
+    def audit(self, action: str, target: str) -> None:
+        audit_record(request=self.request, tenant=self.bank.tenant, bank=self.bank, action=action, target=target)
+
+
+class PlayListApi(_ChurnBase):
+    serializer_class = PlayOutputSerializer
+    pagination_class = MemoryHubPagination
+
+    @extend_schema(responses=PlayOutputSerializer(many=True))
+    def get(self, request, bank_slug: str):
+        page = self.paginate_queryset(play_list(bank=self.bank))
+        return self.get_paginated_response(PlayOutputSerializer(page, many=True).data)
+
+    @extend_schema(request=PlayInputSerializer, responses={201: PlayOutputSerializer, 200: PlayOutputSerializer})
+    def post(self, request, bank_slug: str):
+        play, created = play_upsert(bank=self.bank, **PlayInputSerializer.parse(request.data))
+        self.audit("churn.play_created" if created else "churn.play_updated", f"play:{play.name}")
+        return Response(PlayOutputSerializer(play).data, status=status.HTTP_201_CREATED if created else 200)
+
+
+class PlayDetailApi(_ChurnBase):
+    serializer_class = PlayOutputSerializer
+
+    @extend_schema(responses=PlayOutputSerializer)
+    def get(self, request, bank_slug: str, name: str):
+        return Response(PlayOutputSerializer(play_get(bank=self.bank, name=name)).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request, bank_slug: str, name: str):
+        play_delete(bank=self.bank, name=name)
+        self.audit("churn.play_deleted", f"play:{name}")
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class InterventionApi(_ChurnBase):
+    pagination_class = MemoryHubPagination
+
+    @extend_schema(
+        parameters=[
+            NOW,
+            OpenApiParameter("account", str),
+            OpenApiParameter("segment", str),
+            OpenApiParameter("play", str),
+        ],
+        responses=dict,
+    )
+    def get(self, request, bank_slug: str):
+        params = request.query_params
+        rows = intervention_list(
+            bank=self.bank, account=params.get("account"), segment=params.get("segment"), play=params.get("play")
+        )
+        page = self.paginate_queryset(rows)
+        now = parse_datetime_param(params, "now") or timezone.now()
+        states = intervention_states(bank=self.bank, interventions=page, now=now)
+        return self.get_paginated_response([intervention_representation(i, *states[i.pk]) for i in page])
+
+    @extend_schema(request=InterventionInputSerializer, responses={201: dict, 200: dict})
+    def post(self, request, bank_slug: str):
+        data = InterventionInputSerializer.parse(request.data)
+        intervention, created = intervention_record(bank=self.bank, **data)
+        if created:
+            self.audit("churn.intervention", f"intervention:{intervention.pk}")
+        state, outcome = intervention_states(bank=self.bank, interventions=[intervention])[intervention.pk]
+        body = {"created": created, **intervention_representation(intervention, state, outcome)}
+        return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class InterventionDetailApi(_ChurnBase):
+    @extend_schema(parameters=[NOW], responses=dict)
+    def get(self, request, bank_slug: str, intervention_id: int):
+        intervention = intervention_get(bank=self.bank, intervention_id=intervention_id)
+        if intervention is None:
+            raise InterventionNotFound("No such intervention in this bank.", extra={"intervention_id": intervention_id})
+        now = parse_datetime_param(request.query_params, "now") or timezone.now()
+        state, outcome = intervention_states(bank=self.bank, interventions=[intervention], now=now)[intervention.pk]
+        return Response(intervention_representation(intervention, state, outcome))
+
+
+class OutcomeApi(_ChurnBase):
+    serializer_class = OutcomeOutputSerializer
+    pagination_class = MemoryHubPagination
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("account", str),
+            OpenApiParameter("intervention", int),
+            OpenApiParameter("attribution", str, enum=["named", "window", "none"]),
+        ],
+        responses=OutcomeOutputSerializer(many=True),
+    )
+    def get(self, request, bank_slug: str):
+        params = request.query_params
+        intervention = params.get("intervention")
+        rows = outcome_list(
+            bank=self.bank,
+            account=params.get("account"),
+            intervention_id=int(intervention) if intervention and intervention.isdigit() else None,
+            attribution=params.get("attribution"),
+        )
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response(OutcomeOutputSerializer(page, many=True).data)
+
+    @extend_schema(request=OutcomeInputSerializer, responses={201: dict, 200: dict})
+    def post(self, request, bank_slug: str):
+        recorded = outcome_record(bank=self.bank, **OutcomeInputSerializer.parse(request.data))
+        if recorded.created:
+            self.audit("churn.outcome", f"outcome:{recorded.outcome.pk}")
+        body = {
+            **OutcomeOutputSerializer(recorded.outcome).data,
+            "created": recorded.created,
+            "duplicate": recorded.duplicate,
+            "note": recorded.note,
+        }
+        return Response(body, status=status.HTTP_201_CREATED if recorded.created else status.HTTP_200_OK)
+
+
+class AccountLinkApi(_ChurnBase):
+    @extend_schema(request=LinkInputSerializer, responses={201: dict})
+    def post(self, request, bank_slug: str):
+        link = account_link(bank=self.bank, **LinkInputSerializer.parse(request.data))
+        return Response({"id": link.pk}, status=status.HTTP_201_CREATED)
+
+
+class ScoreApi(_ChurnBase):
+    @extend_schema(request=NowInputSerializer, responses=dict)
+    def post(self, request, bank_slug: str):
+        data = NowInputSerializer.parse(request.data)
+        return Response({"scored": interventions_score(bank=self.bank, now=data.get("now"))})
+
+
+class RecommendApi(_ChurnBase):
+    method_access = {"POST": "read"}
+
+    @extend_schema(request=RecommendInputSerializer, responses=dict)
+    def post(self, request, bank_slug: str):
+        return Response(recommend(bank=self.bank, **RecommendInputSerializer.parse(request.data)))
