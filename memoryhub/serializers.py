@@ -62,13 +62,20 @@ def _type_error(field, value):
 
 
 class StrictInputSerializer(serializers.Serializer):
-    """Rejects keys it does not declare (a typo in a filter must not widen a query) and values of another JSON type."""
+    """Rejects keys it does not declare (a typo in a filter must not widen a query) and values of another JSON type.
+
+    A serializer that parses a query string (where every value is text) sets ``from_query_string = True``:
+    it keeps the unknown-key check and DRF's parsing of text into numbers, booleans and times.
+    """
+
+    from_query_string = False
 
     def to_internal_value(self, data):
         if isinstance(data, Mapping):
             unknown = sorted(set(data) - set(self.fields))
             if unknown:
                 raise serializers.ValidationError({name: ["Unknown field."] for name in unknown}, code="unknown_field")
+        if isinstance(data, Mapping) and not self.from_query_string:
             errors = {}
             for name, field in self.fields.items():
                 if name in data and not field.read_only and (error := _type_error(field, data[name])):

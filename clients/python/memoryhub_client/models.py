@@ -206,6 +206,7 @@ class Episode(_Model):
 
 class ErasureRequestRequest(_RequestModel):
     subject: str = Field(description="The episodes' `subject` to erase (case-insensitive).")
+    aliases: list[str] | None = None
     bank: str | None = None
     tenant: str | None = None
 
