@@ -32,7 +32,7 @@ from schemathesis.specs.openapi.checks import (
 
 from memoryhub.wsgi import application
 
-EXAMPLES = int(os.environ.get("MEMORYHUB_FUZZ_EXAMPLES", "70"))
+EXAMPLES = int(os.environ.get("MEMORYHUB_FUZZ_EXAMPLES", "60"))
 REPORT = os.environ.get("MEMORYHUB_FUZZ_REPORT", "")
 CHECKS = [
     not_a_server_error,
