@@ -42,6 +42,11 @@ SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY") or _local_secret_key(DATA_DIR)
 ALLOWED_HOSTS = [
     h.strip() for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",")
 ]
+# Behind a TLS-terminating proxy (docker compose, docs/scaling.md): trust its X-Forwarded-Proto, secure cookies.
+CSRF_TRUSTED_ORIGINS = [o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()]
+if env_bool("MEMORYHUB_TLS_PROXY", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
 
 INSTALLED_APPS = [
     "django.contrib.admin",

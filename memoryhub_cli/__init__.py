@@ -1,0 +1,1 @@
+"""The `memoryhub` command line: administration, retain/recall, export/import, and the MCP server."""

@@ -1,0 +1,124 @@
+"""Database mode of the CLI: the same services the API calls, with the server's Django settings.
+
+Used to bootstrap a deployment (the first tenant and its admin key) and for operators on
+the database host. Every write runs scoped to its tenant, like a request.
+"""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+
+def _setup() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryhub.settings")
+    import django
+
+    django.setup()
+
+
+def _tenant(slug: str | None):
+    from banks.models import Tenant
+
+    if slug:
+        tenant = Tenant.objects.filter(slug=slug).first()
+        if tenant is None:
+            raise click.ClickException(f"no tenant {slug!r}")
+        return tenant
+    tenants = list(Tenant.objects.order_by("slug")[:2])
+    if len(tenants) != 1:
+        raise click.ClickException("name the tenant with --tenant")
+    return tenants[0]
+
+
+def _key_payload(issued) -> dict:
+    api_key = issued.api_key
+    return {
+        "prefix": api_key.prefix,
+        "name": api_key.name,
+        "bank": api_key.bank.slug if api_key.bank_id else None,
+        "scopes": api_key.scopes,
+        "key": issued.raw_key,
+    }
+
+
+def tenant_create(*, slug: str, name: str, admin_key: bool) -> dict:
+    _setup()
+    from banks.models import Tenant
+    from banks.services.api_keys import api_key_issue
+    from banks.services.banks import tenant_create as create
+    from memoryhub.tenancy import tenant_scope
+
+    if Tenant.objects.filter(slug=slug).exists():
+        raise click.ClickException(f"tenant {slug!r} exists")
+    tenant = create(slug=slug, name=name)
+    data = {"slug": tenant.slug, "name": tenant.name}
+    if admin_key:
+        with tenant_scope(tenant.pk):
+            data.update(_key_payload(api_key_issue(tenant=tenant, name="admin", scopes=["read", "write", "admin"])))
+    return data
+
+
+def bank_create(*, tenant_slug: str | None, slug: str, name: str | None, description: str | None) -> dict:
+    _setup()
+    from banks.models import Bank
+    from banks.services.banks import bank_create as create
+    from memoryhub.tenancy import tenant_scope
+
+    tenant = _tenant(tenant_slug)
+    if Bank.objects.filter(tenant=tenant, slug=slug).exists():
+        raise click.ClickException(f"bank {slug!r} exists in tenant {tenant.slug!r}")
+    with tenant_scope(tenant.pk):
+        bank = create(tenant=tenant, slug=slug, name=name or "", description=description or "")
+    return {"slug": bank.slug, "name": bank.name, "tenant": tenant.slug}
+
+
+def key_create(*, tenant_slug: str | None, name: str, bank_slug: str | None, scopes: list[str]) -> dict:
+    _setup()
+    from banks.models import Bank
+    from banks.services.api_keys import api_key_issue
+    from memoryhub.tenancy import tenant_scope
+
+    tenant = _tenant(tenant_slug)
+    bank = None
+    if bank_slug:
+        bank = Bank.objects.filter(tenant=tenant, slug=bank_slug).first()
+        if bank is None:
+            raise click.ClickException(f"no bank {bank_slug!r} in tenant {tenant.slug!r}")
+    with tenant_scope(tenant.pk):
+        return _key_payload(api_key_issue(tenant=tenant, name=name, bank=bank, scopes=scopes))
+
+
+def key_revoke(*, tenant_slug: str | None, prefix: str) -> None:
+    _setup()
+    from banks.models import ApiKey
+    from banks.services.api_keys import api_key_revoke
+    from memoryhub.tenancy import tenant_scope
+
+    tenant = _tenant(tenant_slug)
+    api_key = ApiKey.objects.filter(tenant=tenant, prefix=prefix).first()
+    if api_key is None:
+        raise click.ClickException(f"no key {prefix!r} in tenant {tenant.slug!r}")
+    with tenant_scope(tenant.pk):
+        api_key_revoke(api_key=api_key)
+
+
+def erase(*, tenant_slug: str | None, bank_slug: str | None, subject: str) -> dict:
+    """Erase now, in this process (no worker needed); a queued copy of the job finds it done."""
+    _setup()
+    from django.db import transaction
+
+    from banks.models import Bank
+    from beliefs.services.forget import erasure_request_create, erasure_request_run
+    from memoryhub.tenancy import tenant_scope
+
+    tenant = _tenant(tenant_slug)
+    bank = Bank.objects.filter(tenant=tenant, slug=bank_slug).first() if bank_slug else None
+    if bank_slug and bank is None:
+        raise click.ClickException(f"no bank {bank_slug!r} in tenant {tenant.slug!r}")
+    with tenant_scope(tenant.pk):
+        with transaction.atomic():
+            request = erasure_request_create(tenant=tenant, bank=bank, subject=subject, requested_by="cli")
+        done = erasure_request_run(request_id=request.pk)
+    return {"id": done.pk, "status": done.status, "scope": done.scope, "receipt": done.receipt}
