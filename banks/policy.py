@@ -16,7 +16,10 @@ typed, validated ``BankPolicy`` so services never read raw JSON:
 - ``llm.extract`` (default false) and ``llm.monthly_token_cap`` (default none): use the
   configured LLM for extraction, and stop using it once the bank spent the cap this month.
 - ``defense.mode`` (``off``, ``redact`` — the default — or ``block``) and
-  ``defense.ip_addresses`` (default false): Memory Defense at retain.
+  ``defense.ip_addresses`` (``off``, ``public`` — the default — or ``all``; ``true``/``false`` mean
+  ``all``/``off``): Memory Defense at retain. By default globally routable addresses, which can
+  identify a person's connection, are treated as personal data, while private, loopback,
+  link-local and documentation addresses (the hosts an operations memory talks about) are kept.
 - ``anomaly.suppress_threshold`` (default 3 distinct proofs), ``anomaly.min_confidence`` (0.6),
   ``anomaly.review`` (``all`` or ``sample`` at ``anomaly.review_sample_rate``, 0.2) and
   ``anomaly.value_tolerance`` (0.1: how far above the dismissed values an alert may be),
@@ -48,7 +51,7 @@ class BankPolicy:
     llm_extract: bool = False
     llm_monthly_token_cap: int | None = None
     defense_mode: str = "redact"
-    defense_ip_addresses: bool = False
+    defense_ip_addresses: str = "public"
     suppress_threshold: int = 3
     suppress_min_confidence: float = 0.6
     suppression_review: str = "all"
@@ -80,7 +83,10 @@ _SHAPE = {
     "decay": {"horizon_days": (float, 1.0, 3650.0), "half_life_days": (float, 1.0, 3650.0)},
     "background": {"paused": (bool, None, None), "max_episodes_per_run": (int, 10, 100000)},
     "llm": {"extract": (bool, None, None), "monthly_token_cap": (int, 0, 10**12)},
-    "defense": {"mode": (str, None, ("off", "redact", "block")), "ip_addresses": (bool, None, None)},
+    "defense": {
+        "mode": (str, None, ("off", "redact", "block")),
+        "ip_addresses": ("ip", None, ("off", "public", "all")),
+    },
     "anomaly": {
         "suppress_threshold": (int, 1, 1000),
         "min_confidence": (float, 0.0, 1.0),
@@ -116,6 +122,10 @@ def validate_policy(policy: dict) -> dict:
 
 
 def _check(name: str, value, kind, low, high) -> None:
+    if kind == "ip":
+        if not isinstance(value, bool) and value not in high:
+            raise InvalidPolicy(extra={"field": name, "reason": "must be true, false, off, public or all"})
+        return
     if kind is str:
         if value not in high:
             raise InvalidPolicy(extra={"field": name, "reason": f"must be one of {', '.join(high)}"})
@@ -162,7 +172,7 @@ def bank_policy(bank) -> BankPolicy:
         llm_extract=bool(llm.get("extract", defaults.llm_extract)),
         llm_monthly_token_cap=llm.get("monthly_token_cap", defaults.llm_monthly_token_cap),
         defense_mode=defense.get("mode", defaults.defense_mode),
-        defense_ip_addresses=bool(defense.get("ip_addresses", defaults.defense_ip_addresses)),
+        defense_ip_addresses=_ip_mode(defense.get("ip_addresses", defaults.defense_ip_addresses)),
         suppress_threshold=int(anomaly.get("suppress_threshold", defaults.suppress_threshold)),
         suppress_min_confidence=float(anomaly.get("min_confidence", defaults.suppress_min_confidence)),
         suppression_review=anomaly.get("review", defaults.suppression_review),
@@ -178,8 +188,17 @@ def bank_policy(bank) -> BankPolicy:
     )
 
 
+def _ip_mode(value) -> str:
+    return "all" if value is True else "off" if value is False else value
+
+
+_IP_COVERAGE = {"off": 0, "public": 1, "all": 2}
+
+
 def defense_tightened(before: BankPolicy, after: BankPolicy) -> bool:
-    """Whether stored data must be re-scanned: defense switched on, or IP addresses newly covered."""
+    """Whether stored data must be re-scanned: defense switched on, or more IP addresses covered."""
     switched_on = before.defense_mode == "off" and after.defense_mode != "off"
-    ips_added = after.defense_mode != "off" and after.defense_ip_addresses and not before.defense_ip_addresses
+    ips_added = after.defense_mode != "off" and (
+        _IP_COVERAGE[after.defense_ip_addresses] > _IP_COVERAGE[before.defense_ip_addresses]
+    )
     return switched_on or ips_added

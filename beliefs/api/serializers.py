@@ -130,6 +130,7 @@ class EpisodeOutputSerializer(serializers.ModelSerializer):
             "token_count",
             "extracted_at",
             "injection_flags",
+            "injection_spans",
             "echo_of",
             "quarantine_released_at",
         ]

@@ -18,7 +18,7 @@ from memoryhub import metrics
 from memoryhub.exceptions import MemoryDefenseBlocked
 
 
-def scrub_value(value, counts: Counter, ip_addresses: bool):
+def scrub_value(value, counts: Counter, ip_addresses: bool | str):
     """``value`` (text, or any JSON) with every finding redacted; ``counts`` gains the kinds found."""
     if isinstance(value, str):
         findings = scan(value, ip_addresses=ip_addresses)
@@ -29,6 +29,15 @@ def scrub_value(value, counts: Counter, ip_addresses: bool):
     if isinstance(value, list):
         return [scrub_value(item, counts, ip_addresses) for item in value]
     return value
+
+
+def metadata_text(metadata) -> str:
+    """Every string inside ``metadata`` joined by spaces (what injection markers are looked for in)."""
+    if isinstance(metadata, dict):
+        return " ".join(metadata_text(v) for v in metadata.values())
+    if isinstance(metadata, list):
+        return " ".join(metadata_text(v) for v in metadata)
+    return metadata if isinstance(metadata, str) else ""
 
 
 def items_defend(*, bank: Bank, items: list) -> tuple[list, dict[str, int]]:

@@ -1,77 +1,153 @@
-"""Prompt-injection markers in retained text (no model can judge this offline; these are heuristics).
+"""Prompt-injection markers in retained text: each finding names its family and the span it matched.
 
-Each rule names a reason. A flagged episode is still stored and recallable — it is the
-agent's memory — but its facts are quarantined from belief formation until someone
-releases it, and recall shows the reasons next to the text.
+No offline model can judge intent here, so these are rules (``injection_rules``) plus
+character-class checks, run over the Unicode-folded text (look-alikes mapped to Latin,
+invisible characters dropped, Turkish dotted/dotless i folded) and mapped back to the
+original. A flagged episode is still stored and recallable — it is the agent's memory — but
+its facts are quarantined from belief formation until someone releases it, and recall shows
+the families next to the text. A rule that only matches once look-alikes are folded is
+also reported as ``homoglyph``; a match introduced as a mention ("attacks such as …") is not
+an instruction and is skipped.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from bisect import bisect_left
+from dataclasses import dataclass
+
+from ahocorasick_rs import AhoCorasick
+
+from beliefs.defense.injection_rules import CASED, DISCUSSION, FAMILIES, RULES
+from beliefs.defense.normalise import folded
+from beliefs.defense.triggers import required_literals
+
+__all__ = [
+    "FAMILIES",
+    "InjectionFinding",
+    "injection_assessment",
+    "injection_findings",
+    "injection_reasons",
+    "strip_hidden",
+]
 
 _HIDDEN = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]")
-RULES: list[tuple[str, re.Pattern]] = [
-    (
-        "override_instructions",
-        re.compile(
-            r"\b(?:ignore|disregard|forget|override|bypass|skip)\b[^.\n]{0,40}?\b(?:previous|prior|above|earlier|all|any|"
-            r"your|the|system|original)\b[^.\n]{0,20}?\b(?:instructions?|rules|prompts?|guidelines|directions|context|"
-            r"guardrails|polic(?:y|ies))\b",
-            re.I,
-        ),
-    ),
-    (
-        "role_reassignment",
-        re.compile(
-            r"\b(?:you are now (?:an?|the|in|my) |you are now (?-i:[A-Z]{2,})\b|from now on,? you\b|"
-            r"act as (?:an? )?(?:unrestricted|unfiltered|jailbroken|evil|dan\b)|pretend (?:to be|you are)\b|"
-            r"new (?:system )?instructions?:|developer mode\b|this is a jailbreak|jailbroken|jailbreak mode|"
-            r"do anything now\b)",
-            re.I,
-        ),
-    ),
-    (
-        "fake_role_marker",
-        re.compile(
-            r"(?:^|\n)\s*(?:system|assistant|developer)\s*:\s|<\|(?:im_start|im_end|system|endoftext)\|>|\[/?INST\]|"
-            r"<<SYS>>|</?system>|^#{2,}\s*(?:system|instruction)s?\b",
-            re.I | re.M,
-        ),
-    ),
-    (
-        "tool_call_syntax",
-        re.compile(
-            r"<\/?(?:tool_call|function_call|tool_use|invoke)\b|\"(?:tool_calls?|function_call)\"\s*:|"
-            r"<function=|```(?:tool|function)_?call|\bcall the \w+ tool\b",
-            re.I,
-        ),
-    ),
-    (
-        "secret_exfiltration",
-        re.compile(
-            r"\b(?:reveal|print|output|repeat|show|leak|send|tell me)\b[^.\n]{0,30}\b(?:system prompt|instructions|"
-            r"api[ _-]?keys?|passwords?|secrets?|credentials|tokens?)\b",
-            re.I,
-        ),
-    ),
-    (
-        "exfiltration_url",
-        re.compile(
-            r"!\[[^\]]*\]\(https?://[^)\s]+\?[^)\s]*=|https?://[^\s]*(?:webhook\.site|requestbin|ngrok|pipedream|"
-            r"burpcollaborator|interact\.sh)[^\s]*|https?://[^\s]+[?&](?:data|q|payload|secret|token|leak)=\{?\{",
-            re.I,
-        ),
-    ),
-]
+# Emoji flag tag sequences (🏴 + tag letters + cancel tag) are legitimate uses of tag characters.
+_FLAG_TAGS = re.compile("\U0001f3f4[\U000e0030-\U000e007e]+\U000e007f")
+_SMUGGLING = re.compile(
+    "[\U000e0000-\U000e007f]|[\u202a-\u202e\u2066-\u2069]|[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]"
+    "|(?<=[A-Za-z])[\u200c\u200d]+(?=[A-Za-z])|(?<=[\x21-\x7e])[\u200b\u2060-\u2064\u180e]|[\u200b\u2060-\u2064\u180e]"
+    "(?=[\x21-\x7e])|(?<=.)\ufeff|[\U000e0100-\U000e01ef]{2,}",
+    re.S,
+)
+_LATIN = re.compile(r"[A-Za-z]")
+_CONFUSABLE_SCRIPTS = re.compile(r"[\u0370-\u03ff\u0400-\u04ff]")
+_MIXED_WORD = re.compile(r"\w*(?:[A-Za-z][\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff][A-Za-z])\w*")
+_SCRIPT_WORD = re.compile(r"(?<![^\W\d_])(?:(?![A-Za-z])[^\W\d_])+")
+_FULLWIDTH = re.compile(r"[\uff21-\uff3a\uff41-\uff5a]{3,}")
+
+
+@dataclass(frozen=True)
+class InjectionFinding:
+    """A marker of an attempt to instruct the model that reads the text: its family and span."""
+
+    family: str
+    start: int
+    end: int
+
+    def as_dict(self) -> dict:
+        return {"family": self.family, "start": self.start, "end": self.end}
+
+
+def _matchable(text: str):
+    """The text the rules read, lower-cased, with a map back to ``text``: NFKC, invisible characters dropped,
+    Turkish dotted/dotless i folded, and Cyrillic/Greek look-alikes mapped to Latin inside words that mix
+    scripts (a Russian sentence stays Russian; "іgnоrе" becomes "ignore")."""
+    if text.isascii():
+        return text.lower(), range(len(text))
+    variant, index = folded(text)
+    if _CONFUSABLE_SCRIPTS.search(text):
+        # ``folded`` maps every look-alike; put back the letters of words written wholly in Cyrillic or Greek.
+        chars = list(variant)
+        for word in _SCRIPT_WORD.finditer(text):
+            for i in range(bisect_left(index, word.start()), bisect_left(index, word.end())):
+                chars[i] = text[index[i]]
+        variant = "".join(chars)
+    lowered = variant.lower()
+    return (lowered, index) if len(lowered) == len(variant) else (variant, index)
+
+
+# Each rule is tried only when one of the literals it cannot match without occurs in the text.
+_RULES = [(family, pattern, frozenset(required_literals(pattern))) for family, pattern in RULES]
+# All those literals found in one pass (Aho-Corasick) instead of one substring test each.
+_LITERALS = AhoCorasick(sorted(set().union(*(literals for _, _, literals in _RULES))))
+
+
+def _rule_findings(variant: str, index, rules) -> list[InjectionFinding]:
+    out = []
+    present = set(_LITERALS.find_matches_as_strings(variant, overlapping=True))
+    for family, pattern, literals in rules:
+        if literals and literals.isdisjoint(present):
+            continue
+        for match in pattern.finditer(variant):
+            if match.end() <= match.start() or DISCUSSION.search(variant, max(0, match.start() - 40), match.start()):
+                continue
+            out.append(InjectionFinding(family, index[match.start()], index[match.end() - 1] + 1))
+            break  # one span per rule is enough to flag and to show where
+    return out
+
+
+_CASED = [(family, pattern, frozenset()) for family, pattern in CASED]
+
+
+def _unicode_findings(text: str) -> list[InjectionFinding]:
+    out = []
+    visible = _FLAG_TAGS.sub(lambda m: " " * len(m.group(0)), text)
+    for match in _SMUGGLING.finditer(visible):
+        out.append(InjectionFinding("hidden_unicode", match.start(), match.end()))
+        break
+    if _CONFUSABLE_SCRIPTS.search(text) and _LATIN.search(text):
+        mixed = list(_MIXED_WORD.finditer(text))
+        if mixed and max(len(m.group(0)) for m in mixed) > 3:
+            out.append(InjectionFinding("homoglyph", mixed[0].start(), mixed[-1].end()))
+    full = _FULLWIDTH.search(text)
+    if full:
+        out.append(InjectionFinding("homoglyph", full.start(), full.end()))
+    return out
+
+
+def injection_findings(text: str) -> list[InjectionFinding]:
+    """Every injection marker in ``text`` with its family and span (empty when there is none)."""
+    if not text:
+        return []
+    variant, index = _matchable(text)
+    findings = _rule_findings(variant, index, _RULES) + _rule_findings(text, range(len(text)), _CASED)
+    findings += _unicode_findings(text)
+    return sorted(set(findings), key=lambda f: (f.start, f.family))
 
 
 def injection_reasons(text: str) -> list[str]:
-    """Why ``text`` looks like an attempt to instruct the model that reads it (empty when it does not)."""
-    reasons = [name for name, pattern in RULES if pattern.search(text)]
-    if _HIDDEN.search(text):
-        reasons.append("hidden_unicode")
-    return reasons
+    """The families of the markers in ``text``, in the order the families are declared (empty when none)."""
+    found = {f.family for f in injection_findings(text)}
+    return [family for family in FAMILIES if family in found]
+
+
+def injection_assessment(content: str, metadata_text: str = "") -> tuple[list[str], list[dict]]:
+    """What an episode stores: the families found in its content or metadata, and the content spans."""
+    in_content = injection_findings(content)
+    found = {f.family for f in in_content} | {f.family for f in injection_findings(metadata_text)}
+    return [family for family in FAMILIES if family in found], [f.as_dict() for f in in_content]
 
 
 def strip_hidden(text: str) -> str:
-    return _HIDDEN.sub("", text)
+    """``text`` without invisible and bidirectional control characters (emoji joiners inside emoji are kept)."""
+    return _HIDDEN.sub(lambda m: m.group(0) if _legit(text, m.start()) else "", text)
+
+
+def _legit(text: str, position: int) -> bool:
+    char = text[position]
+    if char in "\u200c\u200d\u200e\u200f":
+        before = text[position - 1] if position else ""
+        return bool(before) and not before.isascii() and unicodedata.category(before)[0] in "LMS"
+    return False

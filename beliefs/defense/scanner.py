@@ -1,152 +1,262 @@
 """Run every detector over a text and over variants that undo common evasions.
 
-Variants: the text as written; Unicode-normalised (NFKC, Cyrillic/Greek look-alikes
-mapped to Latin, zero-width and bidirectional controls removed); runs with URL
-percent-encoding decoded; base64 runs decoded; and, for detectors with a distinctive
-prefix, the text with whitespace removed (a token split across lines or spaces). Every
-finding is mapped back to a span of the original text, so redaction removes exactly
-what was written, including the encoded form.
+Variants (``normalise``): the text as written; Unicode-folded (NFKC, look-alikes, invisible
+characters removed); URL-encoded and base64 runs decoded; quoted pieces of a string
+concatenation joined; and, for detectors with a distinctive prefix, the text after each
+prefix with whitespace removed. Every finding is mapped back to a span of the original text,
+so redaction removes exactly what was written — including the encoded or split form — and
+leaves everything around it as it was.
+
+A detector's keywords are checked first (one lowercase copy of the text, substring tests), so
+a kind whose prefix or label does not occur costs nothing.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
-import unicodedata
 from dataclasses import dataclass, replace
-from urllib.parse import unquote
 
-import phonenumbers
+from ahocorasick_rs import AhoCorasick
 
-from beliefs.defense.detectors import DETECTORS, NETWORK_KINDS, Detector
+from beliefs.defense.detectors import CATEGORY, DETECTORS, Detector
+from beliefs.defense.normalise import concatenations, decoded_runs, despaced, folded
+from beliefs.defense.validators import ip_kind
 
 _PRIORITY = {"private_key": 0, "credential": 1, "pii": 2, "network": 3}
-_CATEGORY = {d.kind: d.category for d in DETECTORS}
-_CONFUSABLES = str.maketrans(
-    "АВЕКМНОРСТХаеорсухіјѕԁɡΑΒΕΖΗΙΚΜΝΟΡΤΥΧον",
-    "ABEKMHOPCTXaeopcyxijsdgABEZHIKMNOPTYXov",
+_GENERIC = {"high_entropy_secret", "generic_api_key", "url_token"}
+# A phone-shaped number loses to a checksum-validated identifier covering the same digits.
+_WEAK = {"phone_number"}
+# Documentation prefixes that mark a value as public by design.
+_PUBLIC = re.compile(
+    r"-----BEGIN (?:PUBLIC KEY|RSA PUBLIC KEY|CERTIFICATE|PGP PUBLIC KEY BLOCK)-----[\s\S]*?-----END [A-Z ]+-----"
+    r"|\bssh-(?:rsa|ed25519|dss)\s+AAAA[A-Za-z0-9+/=]+|\becdsa-sha2-nistp\d+\s+AAAA[A-Za-z0-9+/=]+"
+    r"|\bpk_(?:live|test)_[A-Za-z0-9]{16,}|\bSHA256:[A-Za-z0-9+/]{43}=?|\bsha(?:256|384|512)[-:][A-Za-z0-9+/=]{40,}"
+    r"|data-sitekey=\"[^\"]+\""
 )
-# Dotted national-id layouts (123.456.789-09) that libphonenumber would otherwise accept.
-_ID_SHAPED = re.compile(r"\d{3}\.\d{3}\.\d{3}-\d{2}")
-_GENERIC = {"high_entropy_secret", "generic_api_key"}
-_SPELLED = re.compile(r"\s*[\[(]\s*(at|dot)\s*[\])]\s*", re.I)
-_URL_RUN = re.compile(r"[^\s\"'<>]*%[0-9A-Fa-f]{2}[^\s\"'<>]*")
-_B64_RUN = re.compile(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{20,}={0,2}")
+_INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
+IP_MODES = ("off", "public", "all")
+DEFAULT_IP_MODE = "public"
 
 
 @dataclass(frozen=True)
 class Finding:
+    """A sensitive value: its kind, the span of the original text it occupies, and which variant found it."""
+
     kind: str
     start: int
     end: int
     via: str = "plain"
 
+    @property
+    def category(self) -> str:
+        return CATEGORY[self.kind]
 
-def _run_detectors(text: str, detectors, ip_addresses: bool) -> list[tuple[str, int, int]]:
+
+def ip_mode(value: bool | str | None) -> str:
+    """The IP-address policy as one of ``off``, ``public`` (the default) or ``all`` (``True``/``False`` accepted)."""
+    if value is True:
+        return "all"
+    if value is False:
+        return "off"
+    return value if value in IP_MODES else DEFAULT_IP_MODE
+
+
+def _value(match: re.Match, group) -> tuple[str | None, int, int]:
+    for name in group if isinstance(group, tuple) else (group,):
+        if match.group(name) is not None:
+            return match.group(name), match.start(name), match.end(name)
+    return None, -1, -1
+
+
+_KEYWORDS = sorted({k for d in DETECTORS for k in d.keywords})
+_KEYWORD_FINDER = AhoCorasick(_KEYWORDS)
+
+
+class _Keywords:
+    """Which detector keywords occur in a text (substring tests on one lowercase copy) and, for anchored
+    detectors, where (found on demand)."""
+
+    def __init__(self, text: str):
+        self.lowered = text.lower()
+        self.aligned = len(self.lowered) == len(text)
+        self.present = set(_KEYWORD_FINDER.find_matches_as_strings(self.lowered, overlapping=True))
+
+    def starts(self, keywords) -> list[int]:
+        if not self.aligned:
+            return []
+        out = set()
+        for keyword in keywords:
+            if keyword in self.present:
+                position = self.lowered.find(keyword)
+                while position >= 0:
+                    out.add(position)
+                    position = self.lowered.find(keyword, position + 1)
+        return sorted(out)
+
+
+def _spans(detector: Detector, text: str, keywords: _Keywords):
+    if detector.anchored:
+        starts = keywords.starts(detector.keywords)
+        if starts or keywords.aligned:  # unaligned only when lowercasing changed the length: then scan it all
+            for start in starts:
+                match = detector.pattern.match(text, start)
+                if match:
+                    yield _value(match, detector.group)
+            return
+    if detector.finder:
+        for start, end in detector.finder(text):
+            yield text[start:end], start, end
+        return
+    for match in detector.pattern.finditer(text):
+        yield _value(match, detector.group)
+
+
+def _run(text: str, detectors, ips: str) -> list[tuple[str, int, int]]:
+    keywords = _Keywords(text)
     found = []
     for detector in detectors:
-        if detector.kind in NETWORK_KINDS and not ip_addresses:
+        if detector.keywords and keywords.present.isdisjoint(detector.keywords):
             continue
-        for match in detector.pattern.finditer(text):
-            value = match.group(detector.group)
-            if value is None or (detector.validate and not detector.validate(value)):
+        if detector.category == "network" and ips == "off":
+            continue
+        if detector.precheck and not detector.precheck.search(text):
+            continue
+        for value, start, end in _spans(detector, text, keywords):
+            if not value or (detector.validate and not detector.validate(value)):
                 continue
-            found.append((detector.kind, match.start(detector.group), match.end(detector.group)))
-    if any(d.kind == "phone_number" for d in detectors):
-        for match in phonenumbers.PhoneNumberMatcher(text, "US", leniency=phonenumbers.Leniency.VALID):
-            if not _ID_SHAPED.fullmatch(match.raw_string):
-                found.append(("phone_number", match.start, match.end))
+            if detector.check and not detector.check(text, start, end):
+                continue
+            if detector.category == "network" and ips == "public" and ip_kind(value) != "public":
+                continue
+            found.append((detector.kind, start, end))
     return found
-
-
-def _normalised(text: str) -> tuple[str, list[int]]:
-    """NFKC per character with look-alikes mapped and invisible controls dropped, plus an index map;
-    then "name [at] host [dot] com" spelled-out addresses folded back to symbols."""
-    chars, index = [], []
-    for position, char in enumerate(text):
-        if unicodedata.category(char) == "Cf":
-            continue
-        for out in unicodedata.normalize("NFKC", char).translate(_CONFUSABLES):
-            chars.append(out)
-            index.append(position)
-    folded, folded_index, cursor = [], [], 0
-    joined = "".join(chars)
-    for match in _SPELLED.finditer(joined):
-        folded.append(joined[cursor : match.start()])
-        folded_index.extend(index[cursor : match.start()])
-        folded.append("@" if match.group(1).lower() == "at" else ".")
-        folded_index.append(index[match.start()])
-        cursor = match.end()
-    folded.append(joined[cursor:])
-    folded_index.extend(index[cursor:])
-    return "".join(folded), folded_index
-
-
-def _despaced(text: str) -> tuple[str, list[int]]:
-    chars, index = [], []
-    for position, char in enumerate(text):
-        if not char.isspace():
-            chars.append(char)
-            index.append(position)
-    return "".join(chars), index
 
 
 def _mapped(found, index: list[int], via: str) -> list[Finding]:
     return [Finding(kind, index[start], index[end - 1] + 1, via) for kind, start, end in found if end > start]
 
 
-def _decoded_base64(run: str) -> str | None:
-    padded = run + "=" * (-len(run) % 4)
-    try:
-        raw = base64.urlsafe_b64decode(padded) if ("-" in run or "_" in run) else base64.b64decode(padded)
-        decoded = raw.decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        return None
-    printable = sum(ch.isprintable() or ch.isspace() for ch in decoded)
-    return decoded if decoded and printable / len(decoded) > 0.95 else None
+_STRONG: list[Detector] = [
+    replace(d, pattern=re.compile(d.pattern.pattern.replace(r"\b", ""), d.pattern.flags)) for d in DETECTORS if d.strong
+]
+_STRONG_PREFIXES = sorted({p for d in _STRONG for p in d.prefixes})
+_PREFIX_FINDER = AhoCorasick(_STRONG_PREFIXES)
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9_\-.~:$]*")
+_DECODED = [d for d in DETECTORS if d.kind != "high_entropy_secret"]
 
 
-def scan(text: str, *, ip_addresses: bool = False) -> list[Finding]:
+_WINDOW = 160
+
+
+def _folded_findings(text: str, ips: str) -> list[Finding]:
+    """Detectors re-run on the Unicode-folded text, only around the places folding changed (with room for labels)."""
+    variant, index = folded(text)
+    if variant == text:
+        return []
+    # Only changes that can complete an ASCII value matter: a look-alike that became ASCII, or an invisible
+    # character dropped from between ASCII characters (not a Persian ZWNJ or an emoji joiner).
+    changed = [i for i, position in enumerate(index) if variant[i] != text[position] and variant[i].isascii()]
+    changed += [
+        i
+        for i in range(1, len(index))
+        if index[i] - index[i - 1] > 1 and variant[i].isascii() and variant[i - 1].isascii()
+    ]
+    if not changed:
+        return []
+    out: list[Finding] = []
+    for start, end in _windows(sorted(changed), len(variant)):
+        part, part_index = variant[start:end], index[start:end]
+        out += _mapped(_run(part, DETECTORS, ips), part_index, "unicode")
+    return out
+
+
+def _windows(points: list[int], length: int) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    for point in points:
+        start, end = max(0, point - _WINDOW), min(length, point + _WINDOW)
+        if spans and start <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
+        else:
+            spans.append((start, end))
+    return spans
+
+
+def _split(text: str, ips: str, covered: list[Finding]) -> list[Finding]:
+    """Tokens with a distinctive prefix written across spaces or lines (``glpat-abc def…``)."""
+    out = []
+    for _, start, prefix_end in _PREFIX_FINDER.find_matches_as_indexes(text, overlapping=True):
+        if any(f.start <= start < f.end for f in covered):
+            continue
+        gap = _TOKEN_RUN.match(text, prefix_end).end()
+        if gap >= len(text) or not text[gap].isspace() or gap - start > 120:
+            continue  # the token runs on unbroken (the plain pass saw it), or this is not a token
+        window, index = despaced(text, start, start + 300)
+        for kind, s, e in _run(window, _STRONG, ips):
+            if s == 0 and index[e - 1] >= gap:
+                out.append(Finding(kind, index[s], index[e - 1] + 1, "split"))
+    return out
+
+
+def scan(text: str, *, ip_addresses: bool | str | None = None) -> list[Finding]:
     """Sensitive spans of ``text`` (merged where they overlap), each with its kind."""
     if not text:
         return []
-    findings = [Finding(k, s, e) for k, s, e in _run_detectors(text, DETECTORS, ip_addresses)]
-    normalised, index = _normalised(text)
-    if normalised != text:
-        findings += _mapped(_run_detectors(normalised, DETECTORS, ip_addresses), index, "unicode")
-    despaced, index = _despaced(normalised)
-    if despaced != normalised:
-        norm_index = _normalised(text)[1]
-        findings += _mapped(_run_detectors(despaced, _SPLIT, ip_addresses), [norm_index[i] for i in index], "split")
-    for match in _URL_RUN.finditer(text):
-        decoded = unquote(match.group(0))
-        if decoded != match.group(0):
-            for kind, _, _ in _run_detectors(decoded, DETECTORS, ip_addresses):
-                findings.append(Finding(kind, match.start(), match.end(), "url"))
-    for match in _B64_RUN.finditer(text):
-        decoded = _decoded_base64(match.group(0))
-        if decoded:
-            for kind, _, _ in _run_detectors(decoded, _WITHOUT_ENTROPY, ip_addresses):
-                findings.append(Finding(kind, match.start(), match.end(), "base64"))
-    return _merge(findings)
+    ips = ip_mode(ip_addresses)
+    findings = [Finding(k, s, e) for k, s, e in _run(text, DETECTORS, ips)]
+    if not text.isascii():
+        findings += _folded_findings(text, ips)
+    for start, end, decoded, how in decoded_runs(text):
+        # Decoded in place: the label before the run ("AWS_SECRET_ACCESS_KEY: <base64>") still gives it context.
+        line = text[max(0, start - 80) : start].rsplit("\n", 1)[-1]
+        for kind, s, _ in _run(line + decoded, _DECODED, ips):
+            if s >= len(line):
+                findings.append(Finding(kind, start, end, how))
+    for start, end, joined in concatenations(text):
+        for kind, _, _ in _run(joined, _STRONG, ips):
+            findings.append(Finding(kind, start, end, "joined"))
+    findings += _split(text, ips, findings)
+    return _merge([_with_invisible(text, f) for f in _without_public(text, findings)], text)
 
 
-_WITHOUT_ENTROPY: list[Detector] = [d for d in DETECTORS if d.kind != "high_entropy_secret"]
-# With whitespace removed, words run into each other: word boundaries cannot anchor the distinctive prefixes.
-_SPLIT: list[Detector] = [
-    replace(d, pattern=re.compile(d.pattern.pattern.replace(r"\b", ""), d.pattern.flags)) for d in DETECTORS if d.strong
-]
+def _with_invisible(text: str, finding: Finding) -> Finding:
+    """The finding widened over invisible characters touching it (a BOM or zero-width space used as camouflage)."""
+    start, end = finding.start, finding.end
+    while start > 0 and text[start - 1] in _INVISIBLE:
+        start -= 1
+    while end < len(text) and text[end] in _INVISIBLE:
+        end += 1
+    return finding if (start, end) == (finding.start, finding.end) else replace(finding, start=start, end=end)
 
 
-def _merge(findings: list[Finding]) -> list[Finding]:
+def _without_public(text: str, findings: list[Finding]) -> list[Finding]:
+    """Generic high-entropy findings inside public material (certificates, public keys, digests) are dropped."""
+    if not any(f.kind in _GENERIC for f in findings):
+        return findings
+    public = [(m.start(), m.end()) for m in _PUBLIC.finditer(text)]
+    return [f for f in findings if f.kind not in _GENERIC or not any(s <= f.start and f.end <= e for s, e in public)]
+
+
+def _paired(merged: list[Finding], finding: Finding, text: str) -> bool:
+    """Two credentials joined by one ``:`` are one credential (``ACCOUNT_SID:AUTH_TOKEN``, ``user:token``)."""
+    if not merged:
+        return False
+    last = merged[-1]
+    return (
+        finding.start == last.end + 1
+        and text[last.end] == ":"
+        and CATEGORY[last.kind] == CATEGORY[finding.kind] == "credential"
+    )
+
+
+def _merge(findings: list[Finding], text: str = "") -> list[Finding]:
     """One finding per overlapping group: the union span, named by the most sensitive kind in it."""
     merged: list[Finding] = []
     for finding in sorted(findings, key=lambda f: (f.start, -f.end)):
-        if merged and finding.start < merged[-1].end:
+        if merged and finding.start < merged[-1].end or _paired(merged, finding, text):
             last = merged[-1]
             best = min(
-                (last, finding), key=lambda f: (_PRIORITY[_CATEGORY[f.kind]], f.kind in _GENERIC, -(f.end - f.start))
+                (last, finding),
+                key=lambda f: (f.kind in _GENERIC, _PRIORITY[CATEGORY[f.kind]], f.kind in _WEAK, -(f.end - f.start)),
             )
             merged[-1] = Finding(best.kind, last.start, max(last.end, finding.end), best.via)
         else:
@@ -155,7 +265,7 @@ def _merge(findings: list[Finding]) -> list[Finding]:
 
 
 def redact(text: str, findings: list[Finding]) -> str:
-    """``text`` with each finding replaced by ``[REDACTED:<kind>]``."""
+    """``text`` with each finding replaced by ``[REDACTED:<kind>]``; nothing outside the findings changes."""
     out, cursor = [], 0
     for finding in findings:
         out.append(text[cursor : finding.start])

@@ -59,6 +59,8 @@ class Episode(models.Model):
     mentioned_end = models.DateTimeField(null=True, blank=True)
     # Prompt-injection markers found at retain (reasons); a flagged episode's facts stay out of beliefs until released.
     injection_flags = models.JSONField(default=list, blank=True)
+    # Where in ``content`` each marker was found: [{"family", "start", "end"}] (flags found in metadata have none).
+    injection_spans = models.JSONField(default=list, blank=True)
     # Text an agent wrote back after reading it from recall: kept, never used as new evidence.
     echo_of = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     quarantine_released_at = models.DateTimeField(null=True, blank=True)

@@ -18,8 +18,8 @@ from django.utils import timezone
 
 from banks.models import Bank
 from banks.policy import bank_policy
-from beliefs.defense.apply import scrub_value
-from beliefs.defense.injection import injection_reasons
+from beliefs.defense.apply import metadata_text, scrub_value
+from beliefs.defense.injection import injection_assessment
 from beliefs.models import BeliefVersion, DefenseRescan, Episode, Fact
 from beliefs.services.consolidate import lock_bank_for_consolidation
 from beliefs.services.forget import beliefs_rederive
@@ -80,7 +80,7 @@ def defense_rescan_run(*, rescan_id: int) -> DefenseRescan:
             rescan.save()
 
 
-def episodes_rederive(*, bank: Bank, changes: dict[int, tuple[str, dict]], ip_addresses: bool = False) -> None:
+def episodes_rederive(*, bank: Bank, changes: dict[int, tuple[str, dict]], ip_addresses: bool | str = "public") -> None:
     """Replace episodes' content/metadata and rebuild everything derived from them. Inside a transaction."""
     ids = sorted(changes)
     lock_bank_for_consolidation(bank)
@@ -95,10 +95,21 @@ def episodes_rederive(*, bank: Bank, changes: dict[int, tuple[str, dict]], ip_ad
         row.content, row.metadata, row.embedding = content, metadata, vector
         row.content_hash = hashlib.sha256(content.encode()).hexdigest()
         row.token_count = count_tokens(content)
-        row.injection_flags = injection_reasons(content)
+        flags, row.injection_spans = injection_assessment(content, metadata_text(metadata))
+        row.injection_flags = flags + (["recall_echo"] if "recall_echo" in (row.injection_flags or []) else [])
         row.extracted_at = None
     Episode.objects.bulk_update(
-        rows, ["content", "metadata", "embedding", "content_hash", "token_count", "injection_flags", "extracted_at"]
+        rows,
+        [
+            "content",
+            "metadata",
+            "embedding",
+            "content_hash",
+            "token_count",
+            "injection_flags",
+            "injection_spans",
+            "extracted_at",
+        ],
     )
     episodes_index(bank=bank, episode_ids=ids)
     outcome, _, _ = beliefs_rederive(bank=bank, slots=slots)

@@ -22,8 +22,8 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from banks.models import Bank
-from beliefs.defense.apply import items_defend
-from beliefs.defense.injection import injection_reasons
+from beliefs.defense.apply import items_defend, metadata_text
+from beliefs.defense.injection import injection_assessment
 from beliefs.engine.rendering import RECALL_FENCE
 from beliefs.models import Episode, Provenance, RetainBatch
 from beliefs.services.indexing import episodes_index
@@ -260,6 +260,7 @@ def _store(
         if key in seen or key not in vectors or item.subject in erased:
             continue
         seen.add(key)
+        flags, spans = injection_assessment(item.content, metadata_text(item.metadata))
         rows.append(
             Episode(
                 tenant_id=bank.tenant_id,
@@ -277,8 +278,8 @@ def _store(
                 token_count=tokens[item.content],
                 embedding=vectors[key],
                 batch=batch,
-                injection_flags=injection_reasons(item.content + " " + _metadata_text(item.metadata))
-                + (["recall_echo"] if key in echoes else []),
+                injection_flags=flags + (["recall_echo"] if key in echoes else []),
+                injection_spans=spans,
                 echo_of_id=echoes.get(key),
             )
         )
@@ -298,14 +299,6 @@ def _store(
         reported.add(key)
         outcomes.append(RetainOutcome(episode_id=stored[key], status=status))
     return outcomes, sum(tokens[item.content] for item in items)
-
-
-def _metadata_text(metadata) -> str:
-    if isinstance(metadata, dict):
-        return " ".join(_metadata_text(v) for v in metadata.values())
-    if isinstance(metadata, list):
-        return " ".join(_metadata_text(v) for v in metadata)
-    return metadata if isinstance(metadata, str) else ""
 
 
 def _echo_sources(bank: Bank, items: list[RetainItem], keys: list[str], hashes: list[str]) -> dict[str, int | None]:

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from django.utils import timezone
 
 from banks.models import Bank
-from beliefs.defense.injection import injection_reasons
+from beliefs.defense.apply import metadata_text
+from beliefs.defense.injection import injection_assessment
 from beliefs.models import Belief, BeliefVersion, Episode, Evidence, Fact, MentalModel, Play, Provenance, RetainBatch
 from beliefs.services.indexing import episodes_index
-from beliefs.services.retain import _metadata_text
 from beliefs.services.tombstones import erased_subjects
 from memoryhub.tokens import count_tokens
 from portability.records import FACT_KEY_FIELDS, Record, RecordInvalid, parse_time
@@ -88,6 +88,7 @@ def write_episodes(ctx: Context, records: list[Record]) -> tuple[Counter, int]:
         seen.add(d["ref"])
         content, metadata = d["content"], d.get("metadata") or {}
         flags = d.get("injection_flags")
+        found_flags, spans = injection_assessment(content, metadata_text(metadata))
         rows.append(
             Episode(
                 tenant_id=bank.tenant_id,
@@ -105,9 +106,8 @@ def write_episodes(ctx: Context, records: list[Record]) -> tuple[Counter, int]:
                 token_count=count_tokens(content),
                 embedding=d["embedding"],
                 extracted_at=d.get("extracted_at"),
-                injection_flags=flags
-                if isinstance(flags, list)
-                else injection_reasons(content + " " + _metadata_text(metadata)),
+                injection_flags=flags if isinstance(flags, list) else found_flags,
+                injection_spans=spans,
                 quarantine_released_at=d.get("quarantine_released_at"),
             )
         )

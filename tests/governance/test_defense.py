@@ -88,16 +88,33 @@ def test_block_refuses_with_kinds_and_never_the_value(caller):
 
 
 @pytest.mark.django_db
-def test_off_stores_as_given_and_ip_addresses_are_opt_in(caller):
+def test_off_stores_as_given_and_only_public_ip_addresses_are_redacted_by_default(caller):
     caller.bank.policy = {"defense": {"mode": "off"}}
     caller.bank.save()
     caller.client.post(caller.url("retain"), {"items": [{"content": f"raw {EMAIL} from 10.2.3.4"}]}, format="json")
     assert Episode.objects.get(bank=caller.bank).content == f"raw {EMAIL} from 10.2.3.4"
 
-    caller.bank.policy = {"defense": {"mode": "redact", "ip_addresses": True}}
+    caller.bank.policy = {}
     caller.bank.save()
-    response = caller.client.post(caller.url("retain"), {"items": [{"content": "login from 10.2.3.4"}]}, format="json")
-    assert response.json()["redacted"] == {"ipv4_address": 1}
+    response = caller.client.post(
+        caller.url("retain"), {"items": [{"content": "login from 81.2.69.160 via 10.2.3.4"}]}, format="json"
+    )
+    assert response.json()["redacted"] == {"ipv4_address": 1}  # the public address, not the private hop
+    assert Episode.objects.filter(content="login from [REDACTED:ipv4_address] via 10.2.3.4").exists()
+
+    for setting in (True, "all"):
+        caller.bank.policy = {"defense": {"mode": "redact", "ip_addresses": setting}}
+        caller.bank.save()
+        response = caller.client.post(
+            caller.url("retain"), {"items": [{"content": f"login from 10.2.3.4 ({setting})"}]}, format="json"
+        )
+        assert response.json()["redacted"] == {"ipv4_address": 1}
+    caller.bank.policy = {"defense": {"mode": "redact", "ip_addresses": "off"}}
+    caller.bank.save()
+    response = caller.client.post(
+        caller.url("retain"), {"items": [{"content": "login from 81.2.69.161"}]}, format="json"
+    )
+    assert response.json()["redacted"] == {}
     caller.bank.policy = {"defense": {"mode": "shred"}}
     assert (
         caller.client.patch(caller.url(""), {"policy": {"defense": {"mode": "shred"}}}, format="json").json()["code"]
@@ -123,6 +140,7 @@ def test_redaction_replaces_exactly_the_value(text, expected):
 
 @pytest.mark.django_db(transaction=True)
 def test_tightening_the_policy_redacts_stored_data_and_everything_derived(eager_tasks):
+    import beliefs.tasks  # noqa: F401  -- registers the tasks, so eager mode runs them here (not via the broker)
     from beliefs.models import Belief, DefenseRescan
     from tests.beliefs.consolidation_helpers import T0, days, remember
     from tests.conftest import make_caller

@@ -200,6 +200,7 @@ class Episode(_Model):
     token_count: int | None = None
     extracted_at: datetime | None = None
     injection_flags: Any = None
+    injection_spans: Any = None
     echo_of: int | None = None
     quarantine_released_at: datetime | None = None
 

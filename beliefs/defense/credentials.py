@@ -1,0 +1,313 @@
+"""Credentials: provider token formats, keys named by their context, passwords, private keys.
+
+Token layouts are the providers' documented prefixes and lengths (and the public
+lists of them, such as the dora/garak and gitleaks rule sets); values whose format is
+not distinctive (a 32-hex Datadog or Twilio key, a 40-character AWS secret, an Azure
+storage key) are recognised by the key or variable they are assigned to.
+"""
+
+from __future__ import annotations
+
+import re
+
+from beliefs.defense.base import Detector, near, token
+from beliefs.defense.validators import basic_auth, is_placeholder, keyed_secret, password_value, pem_body, random_secret
+
+B64 = r"[A-Za-z0-9+/]"
+_HASH_CONTEXT = re.compile(r"(?i)sha\d{1,3}[-:=]|integrity|digest|checksum|fingerprint|etag|commit|sha256sum|md5")
+
+PROVIDER_TOKENS: list[Detector] = [
+    token("aws_access_key_id", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b", "AKIA", "ASIA", "ABIA", "ACCA"),
+    token(
+        "amazon_mws_token", r"\bamzn\.mws\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", "amzn.mws."
+    ),
+    token("gcp_api_key", r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])", "AIza"),
+    token("gcp_oauth_token", r"\bya29\.[0-9A-Za-z_\-]{30,}", "ya29."),
+    token("gcp_fcm_server_key", r"\bAAAA[A-Za-z0-9_\-]{7}:[A-Za-z0-9_\-]{140}", "AAAA"),
+    token(
+        "azure_client_secret",
+        r"\b[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}(?![A-Za-z0-9_~.\-])",
+        "Q~",
+        anchored=False,
+    ),
+    token("github_token", r"\bgh[pousr]_[A-Za-z0-9]{36,251}\b", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    token("github_fine_grained_token", r"\bgithub_pat_[A-Za-z0-9_]{82}\b", "github_pat_"),
+    token(
+        "gitlab_token",
+        r"\bgl(?:pat|dt|rt|ptt|cbt|soat)-[A-Za-z0-9_\-]{20,}",
+        "glpat-",
+        "gldt-",
+        "glrt-",
+        "glptt-",
+        "glcbt-",
+        "glsoat-",
+    ),
+    token("npm_token", r"\bnpm_[A-Za-z0-9]{36}\b", "npm_"),
+    token("pypi_token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}", "pypi-"),
+    token("nuget_api_key", r"\boy2[a-z0-9]{43}\b", "oy2"),
+    token("huggingface_token", r"\bhf_[A-Za-z]{34}\b", "hf_"),
+    token(
+        "slack_token",
+        r"\bxox[abposre]-(?:\d+-)+[A-Za-z0-9]{10,}\b|\bxapp-\d-[A-Z0-9]+-\d+-[a-f0-9]{32,}",
+        "xox",
+        "xapp-",
+    ),
+    token(
+        "slack_webhook",
+        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/T[A-Za-z0-9_]{8,}/[A-Za-z0-9_/]{8,}",
+        "https://hooks.slack.com/",
+    ),
+    token(
+        "discord_webhook",
+        r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]{20,}",
+        "https://discord",
+        "https://ptb.discord",
+        "https://canary.discord",
+    ),
+    token(
+        "teams_webhook",
+        r"https://[\w.-]*(?:outlook\.office|webhook\.office)\.com/webhook(?:b2)?/[^\s\"'<>]{20,}",
+        "office.com/webhook",
+        anchored=False,
+    ),
+    token(
+        "zapier_webhook",
+        r"https://(?:www\.)?hooks\.zapier\.com/hooks/catch/\d+/[A-Za-z0-9]+/?",
+        "https://hooks.zapier",
+        "https://www.hooks.zapier",
+    ),
+    token(
+        "telegram_bot_token", r"(?:(?<=bot)|\b)\d{8,10}:AA[0-9A-Za-z_\-]{33}(?![0-9A-Za-z_\-])", ":aa", anchored=False
+    ),
+    Detector(
+        "discord_bot_token",
+        "credential",
+        re.compile(r"\b[MN][A-Za-z\d]{23,25}\.[\w\-]{6}\.[\w\-]{27,38}\b"),
+        precheck=re.compile(r"\.[\w\-]{6}\."),
+    ),
+    token(
+        "stripe_secret_key",
+        r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{24,247}\b",
+        "sk_live_",
+        "sk_test_",
+        "rk_live_",
+        "rk_test_",
+    ),
+    token("stripe_webhook_secret", r"\bwhsec_[A-Za-z0-9]{32,}\b", "whsec_"),
+    token(
+        "square_token",
+        r"\b(?:EAAA[A-Za-z0-9_\-]{60}|sq0(?:atp|csp|idp)-[A-Za-z0-9_\-]{22,43})(?![A-Za-z0-9_\-])",
+        "EAAA",
+        "sq0",
+    ),
+    token(
+        "braintree_access_token",
+        r"\baccess_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}\b",
+        "access_token$",
+    ),
+    token("shopify_token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b", "shpat_", "shpca_", "shppa_", "shpss_"),
+    token(
+        "openai_api_key",
+        r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}|\bsk-proj-[A-Za-z0-9_\-]{48,}",
+        "sk-",
+    ),
+    token("anthropic_api_key", r"\bsk-ant-(?:api|admin)\d\d-[A-Za-z0-9_\-]{80,}", "sk-ant-"),
+    token("twilio_api_key", r"\bSK[0-9a-f]{32}\b", "SK"),
+    token("twilio_account_sid", r"\bAC[0-9a-f]{32}\b", "AC"),
+    token("sendgrid_api_key", r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}\b", "SG."),
+    token("mailgun_api_key", r"\bkey-[0-9a-zA-Z]{32}\b", "key-"),
+    token("mailchimp_api_key", r"\b[0-9a-f]{32}-us\d{1,2}\b", "-us", anchored=False),
+    token("heroku_api_key", r"\bHRKU-[A-Za-z0-9_\-]{20,}", "HRKU-"),
+    token(
+        "new_relic_key",
+        r"\bNR(?:AK|AA|II|IQ|RA|JS|SP)-[A-Za-z0-9_\-]{19,42}\b",
+        "NRAK-",
+        "NRAA-",
+        "NRII-",
+        "NRIQ-",
+        "NRRA-",
+        "NRJS-",
+        "NRSP-",
+    ),
+    token("notion_token", r"\b(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{46})\b", "secret_", "ntn_"),
+    token("dynatrace_token", r"\bdt0[a-zA-Z]\d{2}\.[A-Z0-9]{24}\.[A-Z0-9]{64}\b", "dt0"),
+    token("stackhawk_api_key", r"\bhawk\.[0-9A-Za-z_\-]{20}\.[0-9A-Za-z_\-]{20}\b", "hawk."),
+    token("riot_api_key", r"\bRGAPI-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}\b", "RGAPI-"),
+    token("facebook_access_token", r"\bEAA[B-Z][A-Za-z0-9]{80,}", "EAA"),
+    token("digitalocean_token", r"\bdo[opr]_v1_[a-f0-9]{64}\b", "dop_v1_", "doo_v1_", "dor_v1_"),
+    token("cloudinary_url", r"\bcloudinary://\d+:[A-Za-z0-9_\-.]+@[A-Za-z0-9_\-.]+", "cloudinary://"),
+    token("jwt", r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}", "eyJ"),
+]
+
+_DD = re.compile(r"(?i)\b(?:dd|datadog)[_\-]?(?:api|app|application)[_\-]?key|\bdatadog\b")
+_TWILIO = re.compile(r"(?i)twilio|auth[_\-]?token|authtoken")
+_HEROKU = re.compile(r"(?i)heroku")
+_AZURE = re.compile(r"(?i)accountkey|account[_\-]?key|storage[_\-]?key|azure|\"key[12]\"|keyname")
+
+CONTEXT_KEYS: list[Detector] = [
+    Detector(
+        "aws_secret_access_key",
+        "credential",
+        re.compile(
+            rf"(?i)(?:aws|secret[_\s\-]?(?:access[_\s\-]?)?key)[^\n]{{0,30}}?(?<!{B64})(?P<v>{B64}{{40}})(?![A-Za-z0-9+/=])"
+        ),
+        validate=lambda v: not re.fullmatch(r"[0-9a-fA-F]+|[a-z]+|[A-Z]+", v) and random_secret(v + "Aa1"),
+        group="v",
+        keywords=("aws", "secret"),
+    ),
+    Detector(
+        "azure_storage_key",
+        "credential",
+        re.compile(rf"(?<![A-Za-z0-9+/])(?P<v>{B64}{{86}}==)(?![A-Za-z0-9+/=])"),
+        group="v",
+        keywords=("==",),
+        check=lambda text, start, end: near(text, start, _AZURE, 120) and not near(text, start, _HASH_CONTEXT, 20),
+    ),
+    Detector(
+        "azure_sas_token",
+        "credential",
+        re.compile(r"(?i)\bsig=(?P<v>[A-Za-z0-9%+/]{40,}(?:%3D|=)*)"),
+        group="v",
+        keywords=("sig=",),
+    ),
+    Detector(
+        "datadog_api_key",
+        "credential",
+        re.compile(r"(?<![0-9a-fA-F])(?P<v>[a-f0-9]{32}|[a-f0-9]{40})(?![0-9a-fA-F])"),
+        group="v",
+        keywords=("dd", "datadog"),
+        precheck=re.compile(r"[a-f0-9]{32}"),
+        check=lambda text, start, end: near(text, start, _DD, 60),
+    ),
+    Detector(
+        "twilio_auth_token",
+        "credential",
+        re.compile(r"(?<![0-9a-fA-F])(?P<v>[a-f0-9]{32})(?![0-9a-fA-F])"),
+        group="v",
+        keywords=("twilio", "auth", "ac"),
+        precheck=re.compile(r"[a-f0-9]{32}"),
+        check=lambda text, start, end: (
+            near(text, start, _TWILIO, 60) or bool(re.search(r"AC[0-9a-f]{32}:$", text[max(0, start - 35) : start]))
+        ),
+    ),
+    Detector(
+        "heroku_api_key",
+        "credential",
+        re.compile(r"(?P<v>\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b)"),
+        group="v",
+        keywords=("heroku",),
+        check=lambda text, start, end: near(text, start, _HEROKU, 60),
+    ),
+    Detector(
+        "gcp_service_account_key",
+        "credential",
+        re.compile(r"\"private_key_id\"\s*:\s*\"(?P<v>[0-9a-f]{40})\""),
+        group="v",
+        keywords=("private_key_id",),
+    ),
+    Detector(
+        "url_token",
+        "credential",
+        re.compile(
+            r"(?i)[?&#](?:access_token|api[_\-]?key|apikey|auth[_\-]?token|token|key|secret|client_secret|password|"
+            r"passwd|signature|auth)=(?P<v>[^&\s#\"'<>]{16,})"
+        ),
+        validate=keyed_secret,
+        group="v",
+        keywords=("token=", "key=", "secret=", "password=", "passwd=", "signature=", "auth="),
+    ),
+    Detector(
+        "generic_api_key",
+        "credential",
+        re.compile(
+            r"(?i)(?:api[_\-.]?key|apikey|app[_\-.]?key|access[_\-.]?token|auth[_\-.]?token|bearer|token|secret[_\-.]?key|"
+            r"client[_\-.]?secret|consumer[_\-.]?secret|app[_\-.]?secret|api[_\-.]?secret|private[_\-.]?token|"
+            r"secret)(?:\"|')?\s*(?:[:=]|=>|\s)\s*[\"'`]?(?P<v>[A-Za-z0-9_\-.=+/~]{16,200})"
+        ),
+        validate=keyed_secret,
+        group="v",
+        keywords=("api", "app", "access", "auth", "bearer", "token", "secret", "client", "consumer", "private"),
+        anchored=True,
+    ),
+    Detector(
+        "high_entropy_secret",
+        "credential",
+        re.compile(r"(?<![\w/+=\-])[A-Za-z0-9_\-]{32,128}(?![\w/+=\-])"),
+        random_secret,
+        check=lambda text, start, end: not near(text, start, _HASH_CONTEXT, 24),
+    ),
+]
+
+_PASSWORD_KEY = r"(?:password|passwd|passphrase|pwd|pass|secret)"
+PASSWORDS: list[Detector] = [
+    Detector(
+        "private_key",
+        "private_key",
+        re.compile(
+            r"-----BEGIN (?:RSA |EC |DSA |OPENSSH |PGP |ENCRYPTED )?PRIVATE KEY(?: BLOCK)?-----"
+            r"[\s\S]*?(?:-----END (?:RSA |EC |DSA |OPENSSH |PGP |ENCRYPTED )?PRIVATE KEY(?: BLOCK)?-----(?:\\n)?|$)"
+        ),
+        validate=pem_body,
+        keywords=("private key",),
+    ),
+    Detector(
+        "password_in_url",
+        "credential",
+        re.compile(r"\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@\"']{0,64}:(?P<v>[^\s@/\"']{3,128})@[\w.\-]+", re.I),
+        validate=lambda v: not re.fullmatch(r"\d{1,5}", v) and not is_placeholder(v) and password_value(v + "~~"),
+        group="v",
+        keywords=("://",),
+    ),
+    Detector(
+        "basic_auth",
+        "credential",
+        re.compile(r"(?i)\bbasic\s+(?P<v>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])"),
+        validate=basic_auth,
+        group="v",
+        keywords=("basic",),
+    ),
+    Detector(
+        "password_assignment",
+        "credential",
+        re.compile(
+            r"(?i)(?:(?<![A-Za-z0-9])|(?-i:(?<=[A-Z0-9])(?=[A-Z])|(?<=[a-z0-9])(?=[A-Z])))"
+            rf"{_PASSWORD_KEY}(?:\"|')?(?:[ \t]*(?:[:=]|=>|:=)[ \t]*|[ \t]+)"
+            r"(?:(?P<q>[\"'`])(?P<qv>[^\"'`\n]{4,128})(?P=q)|(?P<v>[^\s\"',;`)\]}]{4,128}(?<!:)(?![\w:])))"
+        ),
+        validate=password_value,
+        group=("qv", "v"),
+        keywords=("password", "passwd", "passphrase", "pwd", "pass", "secret"),
+        anchored=True,
+    ),
+    Detector(
+        "password_in_prose",
+        "credential",
+        re.compile(
+            r"(?i)\b(?:password|passphrase|passcode|pin|wifi key)\b[^.\n:/@]{0,40}?\b(?:is|was)\s*:?\s*[\"'`]?"
+            r"(?P<v>[^\s\"'`]{6,64}?)[\"'`]?(?=[\s.,;!?)]|$)"
+        ),
+        validate=lambda v: password_value(v) and bool(re.search(r"\d|[^A-Za-z]|[A-Z].*[a-z]", v[1:])),
+        group="v",
+        keywords=("password", "passphrase", "passcode", "pin", "wifi key"),
+        anchored=True,
+    ),
+    *(
+        Detector(
+            "password_in_command",
+            "credential",
+            re.compile(regex, re.M | re.I),
+            validate=password_value,
+            group="v",
+            keywords=keywords,
+        )
+        for regex, keywords in (
+            (r"\s-p(?P<q>['\"]?)(?P<v>[^\s'\"]{4,128})(?P=q)(?=\s)", (" -p",)),
+            (r"--password[= ](?P<q>['\"]?)(?P<v>[^\s'\"]{4,128})", ("--password",)),
+            (r"\bcurl\b[^\n]*?\s-u\s+[^\s:]+:(?P<v>[^\s]{4,128})", ("curl",)),
+            (r"\b(?:IDENTIFIED BY|PASSWORD)\s+'(?P<v>[^']{4,128})'", ("identified by", "password '")),
+            (r"\becho\s+'(?P<v>[^']{4,128})'\s*\|\s*docker login", ("docker login",)),
+            (r"^[\w.\-*]+:(?:\d+|\*):[\w*\-]+:[\w*\-.]+:(?P<v>[^\s:]{4,128})$", (":5432:", ":3306:", ":*:")),
+            (r"\bcredentials?\s*[:=]?\s*\S+\s+/\s+(?P<v>\S{6,64})", ("credential",)),
+        )
+    ),
+]

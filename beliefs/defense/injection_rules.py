@@ -1,0 +1,212 @@
+# ruff: noqa: E501 -- each rule is a regular expression read best as written, not wrapped mid-alternation.
+"""Prompt-injection rules by family. Each pattern runs case-insensitively over the Unicode-folded text.
+
+Families: ``memory_directive`` (write this into your memory), ``override`` (ignore your
+instructions), ``multilingual_override`` (the same in other languages), ``persona`` (DAN-style
+jailbreak personas), ``prompt_leak`` (reveal your system prompt or secrets), ``role_marker``
+(chat-template roles and system lines), ``tool_call`` (model special tokens and tool-call
+syntax), ``markup_exfiltration`` (markdown images, links and scripts that carry data out).
+``homoglyph`` and ``hidden_unicode`` are found by character class in ``injection``.
+"""
+
+from __future__ import annotations
+
+import re
+
+MEMORY_DIRECTIVE = [
+    r"\b(?:remember|memori[sz]e|note|keep in mind)\b[^.\n]{0,80}?\b(?:for (?:all |every |any )?(?:future|later|subsequent|next)"
+    r" (?:conversations?|sessions?|chats?|interactions?|requests?|reference|queries)|permanently|forever|from now on|"
+    r"going forward|in (?:all|every|each) (?:future )?(?:conversations?|sessions?|chats?))",
+    r"\b(?:store|save|add|write|commit|record|put|insert|persist|keep|log)\b[^.\n]{0,40}?\b(?:(?:to|in|into|as part of) "
+    r"(?:your |the )?(?:long[- ]term |persistent |permanent |core )?memor(?:y|ies)\b|as (?:a |an )?(?:fact|memory|belief|"
+    r"truth|core memory|preference|standing instruction)\b|in(?:to)? (?:your )?(?:knowledge base|user profile)\b)",
+    r"\b(?:update|modify|change|overwrite|edit|rewrite|erase|wipe)\s+(?:your|the|all)\s+(?:stored\s+)?"
+    r"(?:memory|memories|beliefs|knowledge|user profile)\b",
+    r"\bmemory update\s*:|\b(?:please )?memori[sz]e (?:this|that|the following)\b|\bremember (?:this|the following)\s*:"
+    r"|\bcommit (?:this |it )?to memory\b|\bsave (?:this |it )?to memory\b",
+    r"(?:^|[.!?:\n]\s*)(?:dear |hey |attention,? )?(?:ai|assistant|model|agent|chatbot|llm|copilot|gpt)\b[,:]?\s+(?:please\s+)?"
+    r"(?:remember|memori[sz]e|store|save)\b",
+    r"\bremember that\b[^.\n]{0,60}\b(?:the user|the assistant|always|never|must|every|trusted|password|admin(?:istrator)?|"
+    r"overrides?|benign|approved?|suppress)",
+    r"\bif the user (?:says|types|replies|responds|confirms)\b[^.\n]{0,40}\b(?:remember|save|store|memori[sz]e|update)",
+    r"\b(?:for|to|in|into) your (?:long[- ]term |persistent )?memory\b|\bnote for (?:your|the) memory\b"
+    r"|\b(?:permanently|always) remember\b",
+]
+
+OVERRIDE = [
+    r"\b(?:ignore|disregard|forget|override|bypass|skip|neglect|abandon|dismiss)\b(?:[^.\n]{0,40}?\b(?:previous|prior|above|"
+    r"earlier|preceding|foregoing|following|all|any|your|the|these|those|system|original|initial|other)\b)?[^.\n]{0,25}?"
+    r"\b(?:instructions?|rules|prompts?|guidelines|directions?|directives?|context|guardrails|polic(?:y|ies)|constraints|"
+    r"restrictions|commands?|orders|messages?|programming|safeguards|safety)\b",
+    r"\bnever ?mind\b[.!,]*\s*(?:ignore|instead|forget|now|just)\b",
+    r"\bignore (?:the rest of|everything (?:else|above|before))\b",
+    r"\b(?:new|updated|real|actual|true|revised|your new)\s+(?:system\s+)?(?:instructions?|task|directive|objective|orders)"
+    r"\s*(?::|are\b|is\b)",
+    r"\b(?:stop|cease)\s+(?:following|obeying)\b",
+    r"\b(?:instead|now),?\s+(?:just\s+)?(?:print|say|output|respond with|reply with|write|return|repeat)\b\s*[\"'“‘]",
+    r"\bjust (?:print|say|output|write) [\"'“‘]",
+    r"\b(?:disregard|ignore) (?:all )?(?:info|information|content|text|data) except\b",
+    r"\b(?:reply|respond|answer) with only the following\b",
+    r"<\s*/?\s*(?:instructions?|important|admin|system_?override|new_instructions)\s*>",
+    r"\b(?:note|message|instructions?) (?:to|for) (?:the |any )?(?:ai|assistant|model|llm|chatbot|agent|language model|gpt)\b",
+    r"\b(?:ai|assistant|llm|chatbot|agent|model)s?,? (?:reading|processing|summari[sz]ing|parsing) this\b",
+    r"\bif (?:you are|you're) an? (?:ai|llm|language model|assistant|chatbot)\b",
+    r"\bfrom now on,? (?:you|your|always|never|respond|reply|answer|act|ignore|only)\b",
+    r"\byou must (?:obey|comply with|follow) (?:all|every|any|my|these)\b",
+    r"\b(?:always )?(?:start|begin) (?:your|each|every) (?:reply|response|answer|message)s? with\b",
+    # Instructions planted in documents for the model that will read them (resumes, reports, web pages).
+    r"\bignore (?:them|it|that|this|those|everything)\b[^.\n]{0,20}\binstead\b|\binstead focus (?:exclusively|only)\b"
+    r"|\bsimply (?:respond|reply|answer|say|output) with\b|\byou may not deviate\b|\bdo not deviate from this\b",
+    r"\b(?:override|ignore)\b[^.\n]{0,25}\b(?:scoring|evaluation|indicators|analysis|assessment|checks|review|screening)\b"
+    r"|\bnote to (?:the |any )?(?:automated|ai|llm|screening|analysis)\b|\binvisible to humans\b|\bvisible to (?:llms?|ai|"
+    r"the model|language models)\b|\bfor automated screening systems\b",
+    r"(?:\[system\]\s*){2,}|\[\s*admin(?:istrator)? (?:request|override|note)\b|\b(?:please )?repeat the following "
+    r"(?:sentence|text|phrase|words)\b",
+    r"\bwrite (?:one|a|an|some) (?:toxic|harmful|discriminatory|negative|offensive|unfriendly|hateful|racist|sexist) "
+    r"(?:sentence|statement|paragraph|joke|comment)s?\b",
+]
+
+MULTILINGUAL = [
+    # French, Spanish, German, Italian, Portuguese, Dutch
+    r"\b(?:ignore[zr]?|oublie[zr]?|ne tiens pas compte)\b[^.\n]{0,20}\b(?:les|tes|vos|toutes|des)\s+(?:\w+\s+)?"
+    r"(?:instructions?|consignes|règles|directives)\b",
+    r"\b(?:désormais|à partir de maintenant),? tu\b|\b(?:révèle|affiche|montre)\b[^.\n]{0,30}\bconsignes",
+    r"\b(?:ignora|olvida|omite|descarta)\b[^.\n]{0,30}\b(?:instrucciones|reglas|indicaciones|directrices)\b",
+    r"\b(?:a partir de ahora|desde ahora),? (?:eres|tú|tu|responde|actúa|no hay)\b|\bsin (?:ningún |ninguna )?"
+    r"(?:filtro|restricci[oó]n|censura|l[ií]mite)s?\b|\b(?:mensaje|prompt) (?:de|del) sistema\b",
+    r"\b(?:ignoriere|ignorier|vergiss|missachte)\b[^.\n]{0,30}\b(?:anweisungen|regeln|vorgaben|instruktionen|befehle)\b",
+    r"\bab (?:jetzt|sofort) (?:gibt es keine|bist du|ignorierst)|\bkeine regeln mehr\b|\bohne (?:jede |jegliche )?"
+    r"(?:einschränkung|zensur|filter)|\bsystem-?(?:eingabeaufforderung|prompt|anweisung)",
+    r"\b(?:ignora|dimentica)\b[^.\n]{0,30}\b(?:istruzioni|regole)\b",
+    r"\b(?:ignore|esqueça|esqueca|desconsidere)\b[^.\n]{0,30}\b(?:instruções|instrucoes|regras)\b",
+    r"\b(?:negeer|vergeet)\b[^.\n]{0,30}\b(?:instructies|regels)\b",
+    # Russian, Arabic, Persian
+    r"(?:игнорируй|игнорируйте|забудь|забудьте|проигнорируй)[^.\n]{0,30}(?:инструкци|правил|указани)|без (?:ограничений|"
+    r"цензуры|фильтров)|системн\w* (?:промпт|подсказк|инструкци|сообщени)",
+    r"تجاهل\s*(?:كل|جميع)?\s*(?:التعليمات|الأوامر|القواعد)|(?:بلا|دون|بدون) قيود|موجه النظام|رسالة النظام",
+    r"(?:دستورها|دستورات|قوانین)[^.\n]{0,25}(?:نادیده بگیر|فراموش کن)|پیام سیستمی|پرامپت سیستم",
+    # Chinese, Japanese, Korean
+    r"(?:忽略|忽视|无视|不要理会|忘记|忘掉)[^。\n]{0,12}(?:指令|指示|说明|规则|提示|要求)|从现在(?:起|开始)[^。\n]{0,10}(?:你|没有)"
+    r"|没有任何限制|不受(?:任何)?限制|不加审查|系统提示",
+    r"(?:指示|命令|ルール)を(?:すべて|全て)?無視|システムプロンプト|(?:이전|위의|모든)\s*(?:지시|명령|지침)[을를]?\s*무시|시스템 프롬프트",
+    # Turkish (dotted and dotless i are folded to i first)
+    r"\b(?:talimat|kural|yönerge|komut|filtre|kisitlama|güvenlik|sansür|etik)\w*\s+(?:\w+\s+)?(?:unut|yok say|görmezden|"
+    r"geçersiz|iptal|kaldir|atla|uyma|kapat|geçerli değil|muaf|tersini|uygulama|göster|açikla|sizdir)",
+    r"\b(?:önceki|yukaridaki)\s+(?:tüm\s+)?(?:talimat|kural|mesaj|yönerge)\w*|\bsansürsüz\b|\bkisitlama\w*\s+"
+    r"(?:kaldir|olmadan|uygula)|\bsistem\s+(?:istem|mesaj|talimat|komut)\w*|\bgeliştirici modu|\bgüvenlik\s+(?:filtre|modu|"
+    r"politika)\w*|\breddetme\w*\b|\bkural tanimayan\b|\bgizli\s+(?:sistem|talimat|anahtar)\w*|\bsizdir",
+]
+
+PERSONA = [
+    r"\bthis is a jailbreak\b|\bdo anything now\b|\b(?:jailbreak|jailbroken) (?:mode|enabled|activated|response|version)\b|\byou are (?:now )?"
+    r"jailbroken\b|\bdeveloper mode (?:enabled|output|response|policies)|\bwith developer mode\b|\bsimulate developer mode\b",
+    r"\b(?:act|behave|respond|answer|pretend|roleplay|role-play)\s+(?:as|like)\s+(?:an?\s+)?(?:unrestricted|unfiltered|"
+    r"uncensored|evil|malicious|jailbroken|rogue|amoral|unethical|immoral)\b",
+    r"\bpretend (?:to be|you are|you're)\b|\byou are (?:now )?(?:going to )?(?:act|pretend|roleplay|simulate|play the role)\b"
+    r"|\b(?:simulate|emulate)\b[^.\n]{0,20}\bmode\b",
+    r"\b(?:not bound by|free (?:of|from)|without|no|ignore|bypass|beyond)\s+(?:any\s+|all\s+)?(?:ethical|moral|legal|content|"
+    r"safety|openai'?s?)\s+(?:or (?:moral|legal|ethical) )?(?:restrictions|filters|guidelines|rules|constraints|policies|"
+    r"boundaries|principles|considerations|limitations)\b",
+    r"\b(?:stay|remain|staying) in character\b|\bbreak(?:ing)? character\b|\bopposite day\b|\[🔓|🔓\s*jailbreak|\[jailbreak\]",
+    r"\b(?:evil|unrestricted|unfiltered|uncensored|amoral|rogue|immoral)\s+(?:ai|assistant|model|chatbot|version|mode|persona|"
+    r"confidant|twin|character)\b",
+    r"\bcan do anything\b|\bhas no (?:limits|restrictions|filters|ethical)\b|\bnever refuses?\b|\b(?:will|must|cannot|can't) "
+    r"(?:not )?refuse\b|\bnever (?:reject|deny|decline|refuse)s? (?:a |any )?(?:human |user )?(?:request|order)",
+    r"\bnot bound by (?:any|the|their|its|openai)\b|\byou are now (?:a|an|the|my|in)\b|\b(?:ai|model|assistant|chatbot|bot|"
+    r"language model)\s+(?:is\s+)?(?:named|called)\b|\b(?:act|behave)\s+(?:like|as)\s+(?:a|an|my)\b[^.\n]{0,80}\b(?:ai|chatgpt|gpt|assistant|model|llm|bot|terminal|"
+    r"character)\b"
+    r"|\b(?:you|assistant|chatgpt)\s+(?:now\s+)?acts?\s+(?:like|as)\b",
+]
+
+PROMPT_LEAK = [
+    r"\b(?:reveal|print|output|repeat|show|display|tell me|give me|share|leak|dump|expose|disclose|list|recite|write out|"
+    r"spell out|copy|encode|translate|summari[sz]e|what (?:is|are|were))\b[^.\n]{0,40}?\b(?:system (?:prompt|message|"
+    r"instructions?|configuration)|initial (?:instructions?|prompt)|original (?:instructions?|prompt)|(?:your|the) "
+    r"(?:hidden |secret |internal )?(?:instructions|prompt|guidelines)(?: (?:you were|you've been) given)?|initiali[sz]ation"
+    r" (?:string|prompt)|(?:the )?(?:text|words|instructions) above|pre-?prompt|developer (?:message|instructions))\b",
+    r"\b(?:my|your) instructions are\s*:|\bthe system prompt is\s*:|\bsystemprompt\b|\boutput initiali[sz]ation\b",
+    r"\bopposite of your (?:system )?instructions\b|\brepeat the (?:above|previous|text above|words above)\b",
+    r"\b(?:were|was) (?:you )?(?:told|instructed|given)\b[^.\n]{0,30}\b(?:before|initially|at the (?:start|beginning))|\bi was "
+    r"instructed to\b|\bnot supposed to (?:tell|say|reveal|share)\b|\brepeat (?:this|the) (?:entire|whole) conversation\b"
+    r"|\b(?:starting|initial|original) instructions\b|\b(?:text|instructions|prompt) you were given\b"
+    r"|\b(?:see|read|view) (?:the|your) system prompt\b",
+    r"\b(?:maintenance|debug|diagnostic|admin(?:istrator)?) mode\b[^.\n]{0,60}\b(?:display|show|reveal|print|dump)\b"
+    r"|\badministrator override\b",
+    r"\b(?:reveal|print|output|show|leak|send|tell me|dump|list)\b[^.\n]{0,30}\b(?:api[ _-]?keys?|passwords?|secrets?|"
+    r"credentials|access tokens?|private keys?|hidden (?:configuration|config|settings|prompt|instructions))\b",
+    r"\b(?:leak|exfiltrate|steal)\b[^.\n]{0,30}\b(?:tokens?|keys?|data|conversations?|memories|emails?|history)\b",
+]
+
+ROLE_MARKER = [
+    r"<\|(?:im_start|im_end|im_sep|system|user|assistant|end|endoftext|begin_of_text|start_header_id|end_header_id|eot_id)\|>",
+    r"\[/?inst\]|<</?sys>>|<start_of_turn>|<end_of_turn>|</?(?:system|system_prompt|sys|developer_message)>",
+    r"[\"']role[\"']\s*:\s*[\"'](?:system|developer)[\"']",
+    r"\[system\]\(#\w+\)|\n\nhuman:[^\n]*\n\nassistant:|(?:^|\n)---\s*\nrole:\s*(?:system|developer)",
+    r"#{2,}\s*instruction:?\s*\n[\s\S]{0,400}?#{2,}\s*response\b",
+    r"(?:^|\n|: )[ \t>]*(?:#{1,6}[ \t]*|\*\*)?(?:system|developer|instructions?)(?:\*\*)?[ \t]*(?::|\*\*:|(?<=[a-z])"
+    r"[ \t]*\n)\s{0,3}[^\n]{0,80}?\b"
+    r"(?:you\b|your\b|ignore|must|always|never|do not|don't|from now|the (?:user|assistant|ai)\b|respond|reply|approve|reveal|"
+    r"suppress|grant|delete|send|output|act as|pretend|obey|new (?:rules|instructions)|all alerts|administrator|maintenance)",
+]
+
+TOOL_CALL = [
+    r"<\|(?:python_tag|eom_id|constrain|message|channel|call|return)\|>|\[(?:tool_calls|available_tools|tool_results|"
+    r"/available_tools)\]",
+    r"</?(?:tool_call|tool_use|function_call|function_calls|tool_code|tool_response)>|<invoke\s+name=|<function=\w+"
+    r"|<(?:start|end)_function_call>",
+    r"\bto=functions\.\w+|\bfunctions\.\w+\s*\(|\bdefault_api\.\w+\s*\(",
+    r"[\"']method[\"']\s*:\s*[\"']tools/call[\"']|[\"'](?:tool_calls|function_call)[\"']\s*:|[\"']type[\"']\s*:\s*[\"']tool_use",
+    r"```(?:tool_code|tool_call|function_call|tool)\b|<\|start_header_id\|>ipython|<\|im_start\|>tool",
+    r"\baction\s*:\s*[\w.\-]+\s*\n\s*action input\s*:|(?:^|\n)\s*thought\s*:[^\n]*\n\s*action\s*:",
+    r"\b(?:call|invoke|use|run|execute) the [\w\-]+ (?:tool|function)\b",
+]
+
+ACRONYMS = (
+    r"(?i:\b(?:you are|you're|act as|acting as|pretend to be|become|be|called|named|as)\s+(?:now )?(?:a |an |the )?)"
+    r"(?:DAN|STAN|DUDE|AIM|BetterDAN|AntiDAN|UCAR|APOPHIS|BISH)\b|\b(?:DAN|STAN|DUDE)\b\s+(?i:mode|persona|would|will|can|"
+    r"has|must|is|answers?|responds?)\b"
+)
+_PLACEHOLDER_VALUE = r"(?:\[[A-Z][A-Z_ ]*\]|\{\{?\s*[A-Za-z_][\w.]*\s*\}?\}|<[a-z_ ]+>|%s|\$\{?\w+)"
+PLACEHOLDER_URL = (
+    rf"(?:https?:)?//[^\s)\"'<>]+[?&][\w\-]+=\s*{_PLACEHOLDER_VALUE}|https?://[^\s)\"'<>]+[=/]\[[A-Z][A-Z_ ]*\]"
+)
+MARKUP_EXFILTRATION = [
+    r"!\[[^\]\n]{0,100}\]\(\s*https?://[^)\s]*[?&][\w\-]+=(?=[)\s])\)?\s*(?:\n|$)?[^\n]{0,80}\b(?:append|add|then|summary|"
+    r"encoded|base64|conversation|data|secrets?|passwords?)\b",
+    r"\bjavascript:(?!\s)|<\s*script\b|\bon(?:error|load|click|mouseover|focus)\s*=|<\s*iframe\b|\bdata:text/html",
+    r"\b(?:append|add|include|attach|encode|insert|put)\b[^.\n]{0,60}\b(?:to|in|into|at the end of|as)\b[^.\n]{0,20}"
+    r"\b(?:the )?(?:url|link|image url|query(?: string)?|url parameter)\b",
+    r"\bconcatenate these strings\b|\bappend each part\b|\bjoin (?:these|the following) (?:strings|parts)\b",
+    r"!\[[^\]\n]*\]\(\s*https?://[^)\s]*[?&](?:data|payload|secret|token|leak|exfil|conversation|history|memory|chat|"
+    r"pwd|password)=",
+    r"https?://[^\s]*(?:webhook\.site|requestbin|ngrok\.io|ngrok-free|pipedream\.net|burpcollaborator|interact\.sh|oast\.)",
+]
+
+# Rules that need the original letter case (acronyms, upper-case placeholders): run on the text as written.
+CASED: list[tuple[str, re.Pattern]] = [
+    ("persona", re.compile(ACRONYMS, re.M)),
+    ("markup_exfiltration", re.compile(PLACEHOLDER_URL, re.M)),
+    ("markup_exfiltration", re.compile(r"\breplace \[[A-Z_]+\] with\b", re.M)),
+]
+# The rest are written in lower case and run over the folded, lower-cased text (much faster than IGNORECASE).
+RULES: list[tuple[str, re.Pattern]] = [
+    (family, re.compile(pattern, re.M))
+    for family, patterns in (
+        ("memory_directive", MEMORY_DIRECTIVE),
+        ("override", OVERRIDE),
+        ("multilingual_override", MULTILINGUAL),
+        ("persona", PERSONA),
+        ("prompt_leak", PROMPT_LEAK),
+        ("role_marker", ROLE_MARKER),
+        ("tool_call", TOOL_CALL),
+        ("markup_exfiltration", MARKUP_EXFILTRATION),
+    )
+    for pattern in patterns
+]
+FAMILIES = tuple(dict.fromkeys([family for family, _ in RULES + CASED] + ["homoglyph", "hidden_unicode"]))
+
+# Words that introduce a mention rather than an instruction ("attacks such as 'ignore previous instructions'").
+DISCUSSION = re.compile(
+    r"(?i)(?:\bsuch as|\be\.g\.|\bfor example|\bfor instance|\bphrases? like|\bprompts? like|\bknown as|\bcalled|"
+    r"\btokens? such as|\bexamples? (?:of|like|include)|\bprompts? (?:that|which) (?:try|attempt)|\bsuch prompts)\W{0,4}$"
+)

@@ -1,0 +1,99 @@
+"""Variants of a text that undo evasions, each with a map from its characters back to the original.
+
+- ``folded``: Unicode NFKC (full-width forms), Cyrillic/Greek look-alikes mapped to Latin, and
+  invisible format characters (zero-width, BOM, bidirectional controls, tags) removed;
+- ``despaced``: whitespace removed (a token split across lines or by spaces);
+- ``joined``: the pieces of a string concatenation (``"ghp_ab" + "cd…"``) run together;
+- URL percent-encoding and base64 runs are decoded where they occur (``decoded_runs``).
+
+A finding in a variant is reported on the original span: ``index[i]`` is the position in the
+original text of the variant's character ``i``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import unicodedata
+from urllib.parse import unquote
+
+_CONFUSABLES = str.maketrans(
+    "АВЕКМНОРСТХаеорсухіјѕԁɡΑΒΕΖΗΙΚΜΝΟΡΤΥΧονıⅰİ",
+    "ABEKMHOPCTXaeopcyxijsdgABEZHIKMNOPTYXoviiI",
+)
+_URL_RUN = re.compile(r"[^\s\"'<>]*%[0-9A-Fa-f]{2}[^\s\"'<>]*")
+_B64_RUN = re.compile(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{20,}={0,2}")
+_LITERAL = r"(?:\"[^\"\n]{1,200}\"|'[^'\n]{1,200}')"
+_CONCATENATION = re.compile(rf"{_LITERAL}(?:\s*(?:\+|\.|\|\||&)\s*{_LITERAL})+")
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+def folded(text: str) -> tuple[str, list[int]]:
+    chars: list[str] = []
+    index: list[int] = []
+    cursor = 0
+    for run in _NON_ASCII.finditer(text):
+        chars.append(text[cursor : run.start()])
+        index.extend(range(cursor, run.start()))
+        for position in range(run.start(), run.end()):
+            char = text[position]
+            if unicodedata.category(char) == "Cf":
+                continue
+            out = unicodedata.normalize("NFKC", char).translate(_CONFUSABLES)
+            chars.append(out)
+            index.extend([position] * len(out))
+        cursor = run.end()
+    chars.append(text[cursor:])
+    index.extend(range(cursor, len(text)))
+    return "".join(chars), index
+
+
+def despaced(text: str, start: int, end: int) -> tuple[str, list[int]]:
+    chars, index = [], []
+    for position in range(start, min(end, len(text))):
+        if not text[position].isspace():
+            chars.append(text[position])
+            index.append(position)
+    return "".join(chars), index
+
+
+def concatenations(text: str):
+    """``(start, end, joined)`` for each run of quoted literals joined by ``+``, ``.``, ``||`` or ``&``."""
+    if "+" not in text and "||" not in text and "." not in text:
+        return
+    for match in _CONCATENATION.finditer(text):
+        pieces = re.findall(r"\"([^\"\n]*)\"|'([^'\n]*)'", match.group(0))
+        yield match.start(), match.end(), "".join(a or b for a, b in pieces)
+
+
+def decoded_base64(run: str) -> str | None:
+    padded = run + "=" * (-len(run) % 4)
+    try:
+        raw = base64.urlsafe_b64decode(padded) if ("-" in run or "_" in run) else base64.b64decode(padded)
+        decoded = raw.decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+    printable = sum(ch.isprintable() or ch.isspace() for ch in decoded)
+    return decoded if len(decoded) >= 8 and printable / len(decoded) > 0.95 else None
+
+
+def decoded_runs(text: str):
+    """``(start, end, decoded, how)`` for each URL-encoded or base64 run that decodes to readable text."""
+    if "%" in text:
+        for match in _URL_RUN.finditer(text):
+            try:
+                decoded = unquote(match.group(0), errors="strict")
+            except UnicodeDecodeError:
+                continue
+            if decoded != match.group(0):
+                yield match.start(), match.end(), decoded, "url"
+    for match in _B64_RUN.finditer(text):
+        run = match.group(0)
+        if re.fullmatch(r"[0-9a-fA-F]+|[A-Za-z]+", run):
+            continue  # a digest or a word, not an encoding
+        decoded = decoded_base64(run)
+        if decoded:
+            yield match.start(), match.end(), decoded, "base64"

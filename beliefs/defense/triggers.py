@@ -1,0 +1,81 @@
+"""The literals a regular expression cannot match without: a cheap ``in`` test before running it.
+
+For a pattern, ``required_literals`` returns a set of strings one of which occurs in every
+text the pattern matches (or an empty tuple when no such set can be read off the pattern).
+It reads the parsed pattern: a run of literal characters is required; an alternation is
+required when each branch has its own required literal (the union is then needed).
+"""
+
+from __future__ import annotations
+
+import re
+
+try:  # Python 3.11+
+    from re import _constants as sre_constants
+    from re import _parser as sre_parse
+except ImportError:  # pragma: no cover
+    import sre_constants
+    import sre_parse
+
+_MIN = 3
+# Literals common in any prose make a poor filter; a set containing one costs as much as ten rarer ones.
+_COMMON = frozenset(
+    "the and you your for with this that http https end call message mode role all any not are can now "
+    "was were has have his her one use run".split()
+)
+
+
+def _long_enough(run: str) -> bool:
+    """Three characters, or one outside ASCII (a CJK word or an emoji is a rare enough filter)."""
+    return len(run) >= _MIN or (len(run) >= 1 and not run.isascii())
+
+
+def _cost(literals: frozenset[str]) -> int:
+    return sum(10 if literal.strip() in _COMMON or not _long_enough(literal.strip()) else 1 for literal in literals)
+
+
+def _runs(items) -> list[str]:
+    """Maximal literal runs in a parsed sequence (only consecutive LITERAL nodes)."""
+    runs, current = [], []
+    for op, arg in items:
+        if op is sre_constants.LITERAL:
+            current.append(chr(arg))
+        else:
+            if current:
+                runs.append("".join(current))
+            current = []
+    if current:
+        runs.append("".join(current))
+    return runs
+
+
+def _required(items) -> frozenset[str] | None:
+    """A set of literals one of which any match of the sequence ``items`` contains, or None."""
+    best: frozenset[str] | None = None
+    for run in _runs(items):
+        if _long_enough(run) and (
+            best is None
+            or _cost(frozenset([run])) < _cost(best)
+            or (_cost(frozenset([run])) == _cost(best) and len(run) > min(map(len, best)))
+        ):
+            best = frozenset([run])
+    for op, arg in items:
+        candidate = None
+        if op is sre_constants.SUBPATTERN:
+            candidate = _required(arg[-1])
+        elif op is sre_constants.BRANCH:
+            branches = [_required(branch) for branch in arg[1]]
+            if all(branches):
+                candidate = frozenset().union(*branches)
+        elif op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT) and arg[0] >= 1:
+            candidate = _required(arg[2])
+        if candidate and (best is None or _cost(candidate) < _cost(best)):
+            best = candidate
+    return best
+
+
+def required_literals(pattern: re.Pattern) -> tuple[str, ...]:
+    if pattern.flags & re.IGNORECASE:
+        return ()
+    found = _required(sre_parse.parse(pattern.pattern, pattern.flags))
+    return tuple(sorted(found)) if found else ()

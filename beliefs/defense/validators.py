@@ -1,0 +1,205 @@
+"""Checks that separate a real value from its look-alikes: checksums, shapes, placeholders.
+
+Placeholder and reference filters start from detect-secrets' heuristics (templated
+``{x}``/``<x>``/``${x}``, ``$VAR``, ``********``, sequential runs) and add the shapes vendor
+documentation prints instead of a value (``xxxx``, ``YOUR_TOKEN``, ``...``, ``os.environ[…]``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import ipaddress
+import math
+import re
+from collections import Counter
+
+from detect_secrets.filters.heuristic import (
+    is_not_alphanumeric_string,
+    is_prefixed_with_dollar_sign,
+    is_sequential_string,
+    is_templated_secret,
+)
+from stdnum import iban, luhn
+from stdnum.br import cpf
+from stdnum.us import ssn
+
+_PLACEHOLDER_WORDS = (
+    "your",
+    "replace",
+    "changeme",
+    "change_me",
+    "change-me",
+    "placeholder",
+    "redacted",
+    "dummy",
+    "...",
+    "…",
+    "{{",
+    "}}",
+    "%(",
+)
+_PLACEHOLDER_SHAPES = re.compile(r"(?i)^my[-_]|<[a-z_ -]+>|\)s$|^%\w+%$|^\$\(|^\$\{|^\$[A-Z_]")
+_NOT_A_VALUE = re.compile(
+    r"(?i)^(?:none|null|nil|true|false|undefined|empty|secret|password|passwd|pass|token|key|"
+    r"string|str|value|required|optional|n/?a|tbd|todo|test|testing|example|sample|default)$"
+)
+_REFERENCE = re.compile(
+    r"(?i)^(?:os\.|process\.env|getenv|system\.getenv|settings\.|secrets?\.|vault:|keyring\.|request\.|self\.|this\.|"
+    r"credentials\.|rails\.|!ref\b|!sub\b|!getatt|[a-z_]\w*(?:\.\w+)+\s*[(\[]|[a-z_]\w{2,}\s*[(\[]\s*['\"])"
+)
+
+
+def entropy(text: str) -> float:
+    counts = Counter(text)
+    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
+
+
+def is_placeholder(value: str) -> bool:
+    """A stand-in for a value, not a value: ``xxxx``, ``<token>``, ``${VAR}``, ``YOUR_KEY``, ``********``."""
+    core = value.strip("\"'`")
+    if not core:
+        return True
+    if is_templated_secret(core) or is_prefixed_with_dollar_sign(core) or is_not_alphanumeric_string(core):
+        return True
+    low = core.lower()
+    if any(word in low for word in _PLACEHOLDER_WORDS):
+        return True
+    if _PLACEHOLDER_SHAPES.search(core) or _NOT_A_VALUE.match(core) or _REFERENCE.match(core):
+        return True
+    distinct = set(low)
+    if len(distinct) <= 2 or (len(core) >= 8 and is_sequential_string(core)):
+        return True
+    # A value that is mostly one repeated character (``sk_live_xxxxxxxxxxxxxxxx``) is a template.
+    return len(core) >= 8 and max(map(core.count, distinct | set(core))) / len(core) >= 0.6
+
+
+def token_body_placeholder(value: str, prefix_length: int) -> bool:
+    """A provider token whose part after the prefix is a stand-in (``ghp_xxxx…``, ``AKIAXXXX…``)."""
+    body = value[prefix_length:]
+    return not body or is_placeholder(body)
+
+
+def random_secret(text: str) -> bool:
+    """Looks generated: long, mixed classes, high entropy, not a plain hex digest or a word run."""
+    if len(text) < 24 or re.fullmatch(r"[0-9a-f]+|[0-9A-F]+", text):
+        return False
+    classes = sum(bool(re.search(p, text)) for p in (r"[a-z]", r"[A-Z]", r"\d"))
+    return classes >= 3 and entropy(text) >= 4.0 and not is_placeholder(text)
+
+
+def keyed_secret(text: str) -> bool:
+    """A value given to a secret-named key: long enough and not a placeholder, reference or plain word."""
+    core = text.strip("\"'`")
+    if len(core) < 12 or re.fullmatch(r"[a-z]+(?:[_.-][a-z]+)*", core):  # identifiers such as ``use_ssl``
+        return False
+    if not re.fullmatch(r"[0-9a-fA-F]{16,}", core):
+        classes = sum(bool(re.search(p, core)) for p in (r"[a-z]", r"[A-Z]", r"\d", r"[^A-Za-z0-9]"))
+        if classes < 2 or entropy(core) < 3.0:
+            return False
+    return not is_placeholder(core)
+
+
+def password_value(text: str) -> bool:
+    """A password as people write them: not a placeholder or reference, and not a single lowercase word."""
+    core = text.strip("\"'`")
+    if len(core) < 6 or is_placeholder(core):
+        return False
+    if re.fullmatch(r"[a-z]+", core) and len(core) < 12:
+        return False
+    return not re.fullmatch(r"[\w.-]+\.(?:com|org|net|io|txt|json|ya?ml|conf|ini|env|pem|key)", core, re.I)
+
+
+# Issuer identification ranges of the card networks (Visa, Mastercard, Amex, Discover, JCB, Diners, UnionPay, Maestro).
+_CARD_IIN = re.compile(
+    r"4|5[1-5]|2(?:2[2-9]|[3-6]\d|7[01]|720)|3[47]|6(?:011|5|4[4-9]|22)|35|3(?:0[0-5]|[689])|62|5[06-9]|6"
+)
+
+
+def card(text: str) -> bool:
+    digits = re.sub(r"\D", "", text)
+    return 13 <= len(digits) <= 19 and luhn.is_valid(digits) and len(set(digits)) >= 2 and bool(_CARD_IIN.match(digits))
+
+
+def iban_valid(text: str) -> bool:
+    return iban.is_valid(text)
+
+
+def us_ssn(text: str) -> bool:
+    return ssn.is_valid(re.sub(r"\D", "", text))
+
+
+def cpf_valid(text: str) -> bool:
+    return cpf.is_valid(text)
+
+
+def checked(module):
+    return lambda text: module.is_valid(re.sub(r"\D", "", text))
+
+
+def ip_kind(text: str) -> str | None:
+    """``"public"`` for a globally routable address, ``"private"`` for any other valid one, else None."""
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return None
+    if address.version == 6 and text.count(":") < 3 and "::" not in text:
+        return None
+    return "public" if address.is_global else "private"
+
+
+_BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+
+
+def _bech32_polymod(values: list[int]) -> int:
+    generator = [0x3B6A57B2, 0x26508E6D, 0x1EA119FA, 0x3D4233DD, 0x2A1462B3]
+    check = 1
+    for value in values:
+        top = check >> 25
+        check = (check & 0x1FFFFFF) << 5 ^ value
+        for i in range(5):
+            check ^= generator[i] if (top >> i) & 1 else 0
+    return check
+
+
+def bech32_address(text: str) -> bool:
+    """A segwit address with a valid BIP-173 (bech32) or BIP-350 (bech32m) checksum."""
+    if text.lower() != text and text.upper() != text:
+        return False
+    text = text.lower()
+    hrp, _, data = text.rpartition("1")
+    if hrp not in {"bc", "tb", "ltc"} or len(data) < 6 or any(ch not in _BECH32 for ch in data):
+        return False
+    values = [ord(ch) >> 5 for ch in hrp] + [0] + [ord(ch) & 31 for ch in hrp] + [_BECH32.index(ch) for ch in data]
+    return _bech32_polymod(values) in (1, 0x2BC830A3)
+
+
+_B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+
+def base58check_address(text: str) -> bool:
+    """A legacy Bitcoin address: base58 with a valid double-SHA-256 checksum."""
+    number = 0
+    for ch in text:
+        if ch not in _B58:
+            return False
+        number = number * 58 + _B58.index(ch)
+    raw = number.to_bytes(25, "big") if number.bit_length() <= 200 else b""
+    return len(raw) == 25 and hashlib.sha256(hashlib.sha256(raw[:-4]).digest()).digest()[:4] == raw[-4:]
+
+
+def basic_auth(text: str) -> bool:
+    """An HTTP Basic credential: base64 of ``user:password`` with a non-empty password."""
+    try:
+        decoded = base64.b64decode(text + "=" * (-len(text) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return False
+    user, sep, password = decoded.partition(":")
+    return bool(sep) and bool(password) and not is_placeholder(password) and decoded.isprintable()
+
+
+def pem_body(text: str) -> bool:
+    """A PEM block with a real body (at least 64 base64 characters), not an elided example."""
+    body = re.sub(r"-----[A-Z ]+-----|\\n|\\r|[\s]|Proc-Type:.*|DEK-Info:.*", "", text)
+    return len(re.findall(r"[A-Za-z0-9+/=]", body)) >= 64
