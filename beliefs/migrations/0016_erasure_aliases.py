@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('beliefs', '0014_churn_attribution_play_catalogue'),
+        ('beliefs', '0015_episode_injection_spans'),
     ]
 
     operations = [
