@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup system-deps run test fuzz bench eval bench-scale bench-consolidation eval-defense eval-workloads lint stop clean client-models
+.PHONY: setup system-deps run test fuzz bench eval bench-scale bench-consolidation eval-defense eval-workloads chaos load lint stop clean client-models
 
 system-deps:
 	@if ! command -v redis-server >/dev/null 2>&1; then \
@@ -73,7 +73,21 @@ eval-workloads: setup
 bench-scale: setup
 	$(PY) manage.py services
 	cd benchmarks && ../$(PY) bench_scale.py --size 100000
+	cd benchmarks && ../$(PY) bench_scale.py --size 100000 --vectors real
 	cd benchmarks && ../$(PY) bench_scale.py --size 1000000 --queries 100
+	cd benchmarks && ../$(PY) bench_scale.py --size 1000000 --queries 100 --vectors real
+	$(PY) benchmarks/update_readme.py
+
+# Fault injection: worker SIGKILLs, Redis crash, PostgreSQL restart, double delivery under 1,000 retains (minutes).
+chaos: setup
+	cd benchmarks && ../$(PY) chaos.py
+	$(PY) benchmarks/update_readme.py
+
+# Agent load on loopback: 20 agents over 5 banks of 10,000 episodes for 10 minutes, plus a step sweep for the knee
+# (about 25 minutes). LOAD_ARGS="--banks 2 --episodes 2000 --minutes 1 --step-seconds 20" for a quick run.
+load: setup
+	$(PY) -m pip install -q "locust>=2.30,<3"
+	cd benchmarks && ../$(PY) load/run_load.py $(LOAD_ARGS)
 	$(PY) benchmarks/update_readme.py
 
 # Schema fuzzing at full size: schemathesis over /api/schema/, every operation (about 10 minutes on 2 cores).

@@ -17,6 +17,7 @@ from celery import shared_task
 from celery.signals import task_failure, task_prerun
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
+from django.db.models import Q
 from django.utils import timezone
 
 from banks.models import Bank
@@ -194,14 +195,15 @@ def resume_stalled_banks_task() -> dict:
 
 @shared_task(**_TASK_OPTIONS)
 def requeue_stalled_batches_task() -> dict:
-    """Re-enqueue async batches that the broker lost (pending or stuck in processing)."""
+    """Re-enqueue async batches that the broker lost: waiting too long, or started too long ago by a worker
+    that died. One still queued is not sent again (``memoryhub.queues`` coalesces batch messages)."""
     cutoff = timezone.now() - _stalled_after()
     with rls_bypass():
         stalled = list(
             RetainBatch.objects.filter(
+                Q(status=RetainBatch.Status.PENDING, created_at__lt=cutoff)
+                | Q(status=RetainBatch.Status.PROCESSING, started_at__lt=cutoff),
                 mode=RetainBatch.Mode.ASYNC,
-                status__in=[RetainBatch.Status.PENDING, RetainBatch.Status.PROCESSING],
-                created_at__lt=cutoff,
                 attempts__lt=MAX_ATTEMPTS,
             ).values_list("pk", "tenant_id")[:1000]
         )

@@ -36,29 +36,43 @@ from common import (
 
 DISTINCT_TEXTS = 5000
 NOISE = 0.015
+REAL_SENTENCES = 100_000  # the offline corpus (benchmarks/real_corpus.py); larger banks add noisy copies
 
 
-def load_bank(bank, size: int, texts: list[dict], vectors: np.ndarray, rng: np.random.Generator) -> dict:
-    """COPY ``size`` episodes into ``bank``; returns timings."""
+def load_bank(
+    bank, size: int, texts: list[dict], vectors: np.ndarray, rng: np.random.Generator, *, sequential: bool = False
+) -> dict:
+    """COPY ``size`` episodes into ``bank``; returns timings.
+
+    ``sequential``: row i reuses text i (each real sentence once, exactly its own vector) until the texts run out,
+    then noisy copies; otherwise every row is a noisy copy of a random text."""
     from django.db import connection
 
     start = datetime(2020, 1, 1, tzinfo=UTC)
     timings = {}
     vector_format = "[" + ",".join(["%.6f"] * vectors.shape[1]) + "]"
+    columns = (
+        "tenant_id, bank_id, content, occurred_at, recorded_at, source, subject, thread,"
+        " provenance, metadata, content_hash, dedupe_key, token_count, embedding, mentions_time, injection_flags"
+    )
     with Timer() as copy_timer, connection.cursor() as cursor:
+        # COPY cannot write a table under row-level security: stage the rows, then one INSERT … SELECT.
+        cursor.execute("DROP TABLE IF EXISTS episode_load")
+        cursor.execute(f"CREATE TEMP TABLE episode_load AS SELECT {columns} FROM beliefs_episode WITH NO DATA")
         raw = cursor.connection
         with (
             raw.cursor() as pg,
-            pg.copy(
-                "COPY beliefs_episode (tenant_id, bank_id, content, occurred_at, recorded_at, source, subject, thread,"
-                " provenance, metadata, content_hash, dedupe_key, token_count, embedding, mentions_time)"
-                " FROM STDIN"
-            ) as copy,
+            pg.copy(f"COPY episode_load ({columns}) FROM STDIN") as copy,
         ):
             for offset in range(0, size, 10000):
                 count = min(10000, size - offset)
                 picks = rng.integers(0, len(texts), count)
-                noisy = vectors[picks] + rng.normal(0, NOISE, (count, vectors.shape[1])).astype(np.float32)
+                noise = rng.normal(0, NOISE, (count, vectors.shape[1])).astype(np.float32)
+                if sequential:
+                    indexes = np.arange(offset, offset + count)
+                    picks = np.where(indexes < len(texts), indexes, picks)
+                    noise[indexes < len(texts)] = 0
+                noisy = vectors[picks] + noise
                 noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
                 for row, (pick, vector) in enumerate(zip(picks, noisy, strict=True)):
                     index = offset + row
@@ -81,8 +95,11 @@ def load_bank(bank, size: int, texts: list[dict], vectors: np.ndarray, rng: np.r
                             text["tokens"],
                             vector_format % tuple(vector.tolist()),
                             False,
+                            "[]",
                         )
                     )
+        cursor.execute(f"INSERT INTO beliefs_episode ({columns}) SELECT {columns} FROM episode_load")
+        cursor.execute("DROP TABLE episode_load")
     timings["copy_s"] = round(copy_timer.seconds, 1)
     return timings
 
@@ -191,6 +208,7 @@ def measure(bank, queries: list[str], *, exact_queries: int) -> dict:
             # Near-copies tie at the 10th distance; an approximate hit as close as the 10th exact one is right.
             tenth = min((hit.score for hit in exact), default=0.0)
             distance_agreements.append(sum(hit.score >= tenth - 1e-6 for hit in approx) / max(1, len(exact)))
+    tuning = depth_tuning(bank, queries[:exact_queries])
     slowest = {
         name: round(float(np.percentile([c.get(name, 0) for c in channel_ms], 95)), 2)
         for name in ("embed", "semantic", "keyword", "graph", "temporal", "rank_and_pack")
@@ -202,11 +220,49 @@ def measure(bank, queries: list[str], *, exact_queries: int) -> dict:
         "hnsw_recall_at_10_vs_exact": round(sum(agreements) / max(1, len(agreements)), 4),
         "hnsw_recall_at_10_by_distance": round(sum(distance_agreements) / max(1, len(distance_agreements)), 4),
         "channel_p95_ms": slowest,
+        "tuning": tuning,
     }
 
 
-def run_size(size: int, queries: int) -> dict:
-    setup_django(f"memoryhub_scale_{size}", fresh=True)
+def depth_tuning(bank, queries: list[str]) -> list[dict]:
+    """Top-10 agreement with exact search and semantic latency for several ef_search / candidate depths."""
+    from django.conf import settings
+
+    from beliefs.channels import semantic
+    from memoryhub.embeddings import embed_query
+
+    vectors = [embed_query(query) for query in queries]
+    truths = [
+        {hit.item_id for hit in semantic.search(bank=bank, query_vector=v, limit=10, exact=True)} for v in vectors
+    ]
+    saved = dict(settings.MEMORYHUB)
+    rows = []
+    try:
+        for ef_search, depth in ((40, 10), (100, 10), (100, 100), (100, 200), (100, 400), (200, 400), (400, 800)):
+            settings.MEMORYHUB.update(HNSW_EF_SEARCH=ef_search, HNSW_RERANK_DEPTH=depth)
+            times, agreement = [], []
+            for vector, truth in zip(vectors, truths, strict=True):
+                with Timer() as t:
+                    found = semantic.search(bank=bank, query_vector=vector, limit=10, exact=False)
+                times.append(t.seconds)
+                agreement.append(len(truth & {hit.item_id for hit in found}) / max(1, len(truth)))
+            rows.append(
+                {
+                    "ef_search": ef_search,
+                    "depth": depth,
+                    "recall_at_10": round(sum(agreement) / len(agreement), 4),
+                    **{k: v for k, v in summary_ms(times).items() if k in ("p50_ms", "p95_ms")},
+                }
+            )
+            print(f"  ef_search {ef_search:4d} depth {depth:4d}: {rows[-1]}", flush=True)
+    finally:
+        settings.MEMORYHUB.clear()
+        settings.MEMORYHUB.update(saved)
+    return rows
+
+
+def run_size(size: int, queries: int, kind: str = "near-copy") -> dict:
+    setup_django(f"memoryhub_scale_{size}" + ("_real" if kind == "real" else ""), fresh=True)
     from django.db import connection
 
     from banks.services.banks import bank_create, tenant_create
@@ -221,21 +277,27 @@ def run_size(size: int, queries: int) -> dict:
     bank = bank_create(tenant=tenant, slug="big")
     rng = random.Random(11)
     start = datetime(2020, 1, 1, tzinfo=UTC)
-    texts = [synthetic_episode(rng, i, start) for i in range(DISTINCT_TEXTS)]
+    with Timer() as embed_timer:
+        if kind == "real":
+            import real_corpus
+
+            sentences, vectors = real_corpus.load(min(size, REAL_SENTENCES))
+            texts = [{"content": t, "source": "text", "subject": ""} for t in sentences]
+        else:
+            texts = [synthetic_episode(rng, i, start) for i in range(DISTINCT_TEXTS)]
+            vectors = embed_texts([t["content"] for t in texts])
     for text in texts:
         text["tokens"] = count_tokens(text["content"])
-    with Timer() as embed_timer:
-        vectors = embed_texts([t["content"] for t in texts])
     np_rng = np.random.default_rng(3)
     timings = {"embed_distinct_texts_s": round(embed_timer.seconds, 1)}
-    timings.update(load_bank(bank, size, texts, vectors, np_rng))
+    timings.update(load_bank(bank, size, texts, vectors, np_rng, sequential=kind == "real"))
     small_bank = bank_create(tenant=tenant, slug="small")
     load_bank(small_bank, 50, texts, vectors, np_rng)
     timings.update(build_indexes(bank))
     timings.update(fill_statistics(bank, texts))
     qrng = random.Random(99)
-    query_texts = [synthetic_query(qrng) for _ in range(queries)]
-    measured = measure(bank, query_texts, exact_queries=min(50, queries))
+    query_texts = real_queries(queries) if kind == "real" else [synthetic_query(qrng) for _ in range(queries)]
+    measured = measure(bank, query_texts, exact_queries=min(100 if kind == "real" else 50, queries))
     small = small_bank_check(small_bank)
     with connection.cursor() as cursor:
         cursor.execute(
@@ -245,7 +307,14 @@ def run_size(size: int, queries: int) -> dict:
         table, hnsw, gin, database = cursor.fetchone()
     return {
         "episodes": size,
-        "vectors": f"{DISTINCT_TEXTS} real embeddings of synthetic texts, perturbed with N(0, {NOISE}) noise",
+        "vector_kind": kind,
+        "vectors": (
+            f"{min(size, len(texts)):,} real sentences, each embedded once"
+            + (f", then noisy copies N(0, {NOISE}) up to {size:,}" if size > len(texts) else "")
+            + "; queries: LoCoMo questions and operations questions"
+            if kind == "real"
+            else f"{DISTINCT_TEXTS} real embeddings of synthetic texts, perturbed with N(0, {NOISE}) noise"
+        ),
         "timings": timings,
         **measured,
         "small_bank_inside": small,
@@ -257,6 +326,20 @@ def run_size(size: int, queries: int) -> dict:
         },
         "process_rss_mb": rss_mb(),
     }
+
+
+def real_queries(count: int) -> list[str]:
+    """LoCoMo's questions (real questions people wrote about a conversation), then operations questions."""
+    import real_corpus
+
+    questions = []
+    for path in sorted(real_corpus.LOCOMO.glob("*.json")):
+        questions += [qa["question"] for qa in json.loads(path.read_text()).get("qa", []) if qa.get("question")]
+    rng = random.Random(99)
+    rng.shuffle(questions)
+    while len(questions) < count:
+        questions.append(synthetic_query(rng))
+    return questions[:count]
 
 
 def small_bank_check(bank) -> dict:
@@ -278,11 +361,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--vectors", choices=["near-copy", "real"], default="near-copy")
     args = parser.parse_args()
     started = time.time()
-    outcome = {"benchmark": "scale", "machine": machine(), **run_size(args.size, args.queries)}
+    outcome = {"benchmark": "scale", "machine": machine(), **run_size(args.size, args.queries, args.vectors)}
     outcome["wall_s"] = round(time.time() - started, 1)
-    path = write_result(f"scale-{args.size}", outcome)
+    path = write_result(f"scale-{args.size}" + ("-real" if args.vectors == "real" else ""), outcome)
     print(json.dumps(outcome, indent=1))
     print(f"wrote {path}")
 

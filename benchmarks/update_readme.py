@@ -209,22 +209,103 @@ def workloads_table(r: dict) -> str:
 
 def scale_table(results: list[dict]) -> str:
     lines = [
-        "| episodes | recall p50 / p95 (budget 1024) | semantic HNSW p50 / p95 | exact scan p50 / p95 "
-        "| HNSW recall@10 | 50-row bank recall@10 | HNSW build | storage (table / HNSW / GIN) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| episodes | vectors | recall p50 / p95 (budget 1024) | semantic HNSW p50 / p95 | exact scan p50 / p95 "
+        "| top-10 agreement with exact | 50-row bank | HNSW build | storage (table / HNSW / GIN) | measured |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         f, s, e = r["recall_full_budget_1024"], r["semantic_hnsw_top10"], r["semantic_exact_top10"]
         lines.append(
-            f"| {r['episodes']:,} | {f['p50_ms']} / {f['p95_ms']} ms | {s['p50_ms']} / {s['p95_ms']} ms "
-            f"| {e['p50_ms']} / {e['p95_ms']} ms | {r['hnsw_recall_at_10_vs_exact']} "
+            f"| {r['episodes']:,} | {r.get('vector_kind', 'near-copy')} | {f['p50_ms']} / {f['p95_ms']} ms "
+            f"| {s['p50_ms']} / {s['p95_ms']} ms "
+            f"| {e['p50_ms']} / {e['p95_ms']} ms | **{r['hnsw_recall_at_10_vs_exact']}** "
             f"| {r['small_bank_inside']['hnsw_recall_at_10_vs_exact']} | {r['timings']['hnsw_build_s']} s "
-            f"| {r['storage_mb']['table_total']} / {r['storage_mb']['hnsw_index']} / {r['storage_mb']['gin_index']} MB |"
+            f"| {r['storage_mb']['table_total']} / {r['storage_mb']['hnsw_index']} / {r['storage_mb']['gin_index']} MB "
+            f"| {r['machine']['measured_at'][:10]} |"
         )
-    if results:
-        lines.append("")
-        lines.append(f"Vectors for bulk loading: {results[0]['vectors']}. Queries use the real model end to end.")
+    kinds = {r.get("vector_kind", "near-copy"): r["vectors"] for r in results}
+    lines.append("")
+    for kind, text in kinds.items():
+        lines.append(f"- {kind} vectors: {text}. Queries use the real model end to end.")
+    tuned = [r for r in results if r.get("tuning")]
+    if tuned:
+        lines += ["", "Candidate depth and `ef_search` (top-10 agreement with exact search; semantic p95):", ""]
+        header = [f"{row['ef_search']} / {row['depth']}" for row in tuned[0]["tuning"]]
+        lines.append("| bank | " + " | ".join(f"ef {h}" for h in header) + " |")
+        lines.append("|---|" + "---|" * len(header))
+        for r in tuned:
+            cells = [f"{row['recall_at_10']} ({row['p95_ms']} ms)" for row in r["tuning"]]
+            lines.append(f"| {r['episodes']:,} {r.get('vector_kind', 'near-copy')} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def load_table(r: dict) -> str:
+    setup, knee = r["setup"], r["knee"]
+    lines = [
+        f"Measured {r['machine']['measured_at']} on {r['machine']['cpus']} cores, loopback, "
+        f"{setup['agents']} agents over {setup['banks']} banks of {setup['episodes_per_bank']:,} episodes for "
+        f"{setup['minutes']} minutes ({setup['mix']}; think time {setup['think_time_s']} s; {setup['web']}):",
+        "",
+        "| route | requests | req/s | p50 | p95 | p99 | errors |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, row in r["main"].items():
+        label = "**all**" if name == "Aggregated" else name
+        lines.append(
+            f"| {label} | {row['requests']:,} | {row['requests_per_s']} | {row['p50_ms']:g} ms | {row['p95_ms']:g} ms "
+            f"| {row['p99_ms']:g} ms | {100 * row['error_rate']:.2f}% |"
+        )
+    lines += ["", "| offered req/s | achieved | p50 | p95 | p99 | errors |", "|---|---|---|---|---|---|"]
+    for step in r["steps"]:
+        lines.append(
+            f"| {step['offered_rps']:g} | {step['achieved_rps']} | {step['p50_ms']:g} ms | {step['p95_ms']:g} ms "
+            f"| {step['p99_ms']:g} ms | {100 * (step['error_rate'] or 0):.2f}% |"
+        )
+    lines.append("")
+    if knee["offered_rps"]:
+        lines.append(
+            f"Knee: p95 doubles (from {knee['baseline_p95_ms']:g} ms) at **{knee['offered_rps']:g} req/s offered** "
+            f"({knee['achieved_rps']} achieved, p95 {knee['p95_ms']:g} ms)."
+        )
+    else:
+        lines.append(f"Knee: p95 did not double (baseline {knee['baseline_p95_ms']} ms) within the rates tried.")
+    return "\n".join(lines)
+
+
+def chaos_table(r: dict) -> str:
+    g, resp, e = r["guarantees"], r["responses"], r["erasure_during_import"]
+    mark = {True: "yes", False: "**NO**"}
+    outage = "; ".join(
+        f"{name}: " + ", ".join(f"{count}× {status}" for status, count in sorted(statuses.items()))
+        for name, statuses in resp["during_outage"].items()
+        if statuses
+    )
+    return "\n".join(
+        [
+            f"Measured {r['machine']['measured_at']} on {r['machine']['cpus']} cores "
+            "(details and the fault timeline in `benchmarks/results/chaos.json`):",
+            "",
+            "| guarantee | result |",
+            "|---|---|",
+            f"| every accepted item stored exactly once | {mark[g['every_accepted_item_stored_exactly_once']]}: "
+            f"{r['stored']['episodes']:,} episodes for {r['stored']['expected_items']:,} items, "
+            f"{r['stored']['duplicated']} duplicated, {r['stored']['missing']} missing |",
+            f"| every batch in a final state | {mark[g['every_batch_final']]}: "
+            + ", ".join(f"{count} {status}" for status, count in r["batches"]["by_status"].items())
+            + f" of {r['batches']['total']} |",
+            f"| beliefs equal a clean run over the same items | {mark[g['beliefs_equal_clean_run']]}: "
+            f"{r['beliefs']['under_faults']} vs {r['beliefs']['clean_run']} beliefs, "
+            f"{len(r['beliefs']['differences'])} differ; facts {r['facts']['under_faults']} vs {r['facts']['clean_run']} |",
+            f"| requests while a dependency was down | {mark[g['database_down_answers_503'] and g['no_500']]}: {outage}; "
+            f"0 answers 500, errors all JSON: {mark[g['errors_are_json']]} |",
+            f"| slowest request (limit 10 s) | {resp['max_latency_s']} s overall, {resp['max_latency_during_outage_s']} s "
+            "during an outage |",
+            f"| erasure in tenant B during a {e['import_items']:,}-item import into tenant A | "
+            f"{mark[e['within_10_s']]}: done in **{e['erasure_seconds']} s** with "
+            f"{e['import_batches_still_waiting_when_erasure_finished']} of {e['import_batches']} import batches "
+            f"still queued (import finished after {e['import_seconds']} s) |",
+        ]
+    )
 
 
 SECTIONS = {
@@ -234,6 +315,8 @@ SECTIONS = {
     "consolidation": consolidation_table,
     "defense": defense_table,
     "workloads": workloads_table,
+    "chaos": chaos_table,
+    "load": load_table,
 }
 
 
@@ -247,8 +330,8 @@ def main() -> None:
         body = render(json.loads(path.read_text()))
         pattern = re.compile(rf"(<!-- bench:{name} -->\n).*?(<!-- /bench:{name} -->)", re.S)
         text = pattern.sub(lambda m, body=body: m.group(1) + body + "\n" + m.group(2), text)
-    sized = [p for p in RESULTS.glob("scale-*.json") if p.stem[6:].isdigit()]
-    scale = [json.loads(p.read_text()) for p in sorted(sized, key=lambda p: int(p.stem[6:]))]
+    sized = [p for p in RESULTS.glob("scale-*.json") if re.fullmatch(r"scale-\d+(-real)?", p.stem)]
+    scale = [json.loads(p.read_text()) for p in sorted(sized, key=lambda p: (int(p.stem.split("-")[1]), p.stem))]
     if scale:
         pattern = re.compile(r"(<!-- bench:scale -->\n).*?(<!-- /bench:scale -->)", re.S)
         text = pattern.sub(lambda m: m.group(1) + scale_table(scale) + "\n" + m.group(2), text)

@@ -76,14 +76,22 @@ ROUTES: dict[str, Queue] = {
     "beliefs.tasks.score_interventions_task": Queue.MAINTENANCE,
 }
 
-# Per-bank stages queued at most once per bank at a time (task -> the kwarg naming the bank).
+# Tasks queued at most once per target at a time (task -> the kwarg naming the target): per-bank stages, and
+# async batches (so a beat sweep re-sending a batch that still waits in a long queue sends nothing).
 COALESCED: dict[str, str] = {
     TaskName.EXTRACT_BANK: "bank_id",
     TaskName.CONSOLIDATE_BANK: "bank_id",
     TaskName.REFRESH_MENTAL_MODELS: "bank_id",
+    TaskName.PROCESS_RETAIN_BATCH: "batch_id",
 }
-# A marker outlives a lost message by at most this long; the beat sweeps (10 minutes) catch the rest.
+# A marker outlives a lost message by at most this long; the beat sweeps catch the rest.
 COALESCE_TTL_SECONDS = 120
+
+
+def _coalesce_ttl(task: str) -> int:
+    if task == TaskName.PROCESS_RETAIN_BATCH:
+        return max(COALESCE_TTL_SECONDS, settings.MEMORYHUB["STALLED_AFTER_SECONDS"])
+    return COALESCE_TTL_SECONDS
 
 
 @dataclass(frozen=True)
@@ -184,10 +192,10 @@ def enqueue(task: TaskName, *, countdown: float | None = None, tenant_id: int | 
     if not _eager():
         try:
             bank_field = COALESCED.get(str(task))
-            if bank_field and not _redis().set(
-                coalesce_key(task, kwargs[bank_field]), "1", nx=True, ex=COALESCE_TTL_SECONDS
+            if bank_field in kwargs and not _redis().set(
+                coalesce_key(task, kwargs[bank_field]), "1", nx=True, ex=_coalesce_ttl(task)
             ):
-                return False  # already queued for this bank: that run will see this work too
+                return False  # already queued: that run will see this work too
             options["priority"] = fair_priority(queue=queue, tenant_id=tenant_id)
         except Exception as exc:  # the broker is down: the sweeps re-queue from PostgreSQL
             _enqueue_failed(task, exc)

@@ -234,7 +234,9 @@ MEMORYHUB = {
     "MAX_QUERY_CHARS": env_int("MEMORYHUB_MAX_QUERY_CHARS", 4000),
     "MAX_BUDGET_TOKENS": env_int("MEMORYHUB_MAX_BUDGET_TOKENS", 65536),
     "RECALL_CANDIDATES_PER_CHANNEL": env_int("MEMORYHUB_RECALL_CANDIDATES", 50),
-    "HNSW_EF_SEARCH": env_int("MEMORYHUB_HNSW_EF_SEARCH", 100),
+    "HNSW_EF_SEARCH": env_int("MEMORYHUB_HNSW_EF_SEARCH", 400),
+    # Approximate search collects this many index candidates, then keeps the top-k by exact distance.
+    "HNSW_RERANK_DEPTH": env_int("MEMORYHUB_HNSW_RERANK_DEPTH", 800),
     # Banks up to this many episodes are searched exactly (sequential scan) instead of by HNSW.
     "EXACT_SEARCH_BELOW": env_int("MEMORYHUB_EXACT_SEARCH_BELOW", 2000),
     "RRF_K": 60,

@@ -1,0 +1,75 @@
+"""Agents using MemoryHub: retain batches of 10, recall under a 512-token budget, read beliefs.
+
+Run by ``benchmarks/load/run_load.py`` (``make load``), which starts the deployment, seeds
+the banks and passes ``MEMORYHUB_LOAD_TARGETS`` (bank slug and API key pairs). Each
+simulated agent works in one bank. ``MEMORYHUB_LOAD_RATE`` (requests per second per
+agent) paces agents for the step sweep; without it they think 0.5–1.5 s between calls.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import random
+from datetime import UTC, datetime
+
+from locust import HttpUser, between, constant_throughput, task
+
+TARGETS = json.loads(os.environ.get("MEMORYHUB_LOAD_TARGETS", "[]"))
+RATE = float(os.environ.get("MEMORYHUB_LOAD_RATE", "0"))
+_counter = itertools.count()
+QUESTIONS = [
+    "disk latency alerts on {host} during backups",
+    "why did {service} degrade last week",
+    "is ReplicaLag on {host} known to be benign?",
+    "which plays worked for accounts like {acct}",
+    "deploys of {service} that were rolled back",
+    "support conversations about SSO",
+]
+HOSTS = [f"db-{n:02d}" for n in range(1, 18)] + [f"web-{n:02d}" for n in range(1, 18)]
+SERVICES = ["checkout", "billing", "search", "auth", "payments"]
+ACCOUNTS = ["acme-corp", "globex-labs", "initech-group", "hooli-retail"]
+
+
+class Agent(HttpUser):
+    wait_time = constant_throughput(RATE) if RATE else between(0.5, 1.5)
+
+    def on_start(self):
+        number = next(_counter)
+        self.bank, key = TARGETS[number % len(TARGETS)]
+        self.client.headers.update({"Authorization": f"Bearer {key}"})
+        self.agent = f"agent-{number}"
+        self.rng = random.Random(number)
+
+    def _question(self) -> str:
+        return self.rng.choice(QUESTIONS).format(
+            host=self.rng.choice(HOSTS), service=self.rng.choice(SERVICES), acct=self.rng.choice(ACCOUNTS)
+        )
+
+    @task(2)
+    def retain(self):
+        now = datetime.now(UTC).isoformat()
+        items = [
+            {
+                "content": f"{self.agent} observed {self.rng.choice(SERVICES)} on {self.rng.choice(HOSTS)}: "
+                f"latency {self.rng.randint(50, 900)} ms (note {self.rng.random():.6f}).",
+                "occurred_at": now,
+                "source": "agent",
+                "provenance": "agent",
+            }
+            for _ in range(10)
+        ]
+        self.client.post(f"/api/v1/banks/{self.bank}/retain", json={"items": items}, name="retain (10 items)")
+
+    @task(5)
+    def recall(self):
+        self.client.post(
+            f"/api/v1/banks/{self.bank}/recall",
+            json={"query": self._question(), "budget_tokens": 512},
+            name="recall (budget 512)",
+        )
+
+    @task(3)
+    def beliefs(self):
+        self.client.get(f"/api/v1/banks/{self.bank}/beliefs/?limit=20", name="beliefs (list)")

@@ -1,0 +1,204 @@
+"""``make load``: a mixed agent load on loopback, a step sweep to find the knee, results in load.json.
+
+1. A deployment of its own (``benchmarks/stack.py``: gunicorn, one Celery worker per
+   queue, Redis, embedded PostgreSQL) with ``--banks`` banks of ``--episodes`` episodes
+   each (bulk loaded like ``bench_scale.py``, plus 500 analyst dismissals per bank
+   retained through the service and consolidated, so belief reads return beliefs).
+2. Step sweep: ``--users`` agents paced at increasing total request rates, ``--step-seconds``
+   each; the knee is the first offered rate whose p95 (all routes) is at least twice the
+   p95 at the lowest rate.
+3. The main run: ``--users`` agents with 0.5–1.5 s think time for ``--minutes``.
+
+Per route: requests, sustained requests/s, p50/p95/p99, error rate. Locust runs as its
+own process (``benchmarks/load/locustfile.py``) so its gevent loop never shares a
+process with Django.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from common import machine, write_result  # noqa: E402
+from stack import ROOT, Stack  # noqa: E402
+
+LOCUST = str(ROOT / ".venv" / "bin" / "locust")
+
+
+def seed(stack: Stack, banks: int, episodes: int) -> list[list[str]]:
+    from bench_scale import build_indexes, fill_statistics, load_bank
+    from common import setup_django, synthetic_episode
+
+    setup_django(stack.database, fresh=True)
+    import numpy as np
+    from django.db import connection
+
+    from banks.services.api_keys import api_key_issue
+    from banks.services.banks import bank_create, tenant_create
+    from beliefs.services.consolidate import consolidate
+    from beliefs.services.extract import bank_extract
+    from beliefs.services.retain import RetainItem, retain
+    from memoryhub.celery import app
+    from memoryhub.embeddings import embed_texts
+    from memoryhub.tokens import count_tokens
+
+    with connection.cursor() as cursor:
+        cursor.execute("DROP INDEX IF EXISTS beliefs_episode_embedding_hnsw")
+        cursor.execute("DROP INDEX IF EXISTS beliefs_episode_search_gin")
+    rng = random.Random(11)
+    start = datetime(2025, 1, 1, tzinfo=UTC)
+    texts = [synthetic_episode(rng, i, start) for i in range(3000)]
+    for text in texts:
+        text["tokens"] = count_tokens(text["content"])
+    vectors = embed_texts([t["content"] for t in texts])
+    np_rng = np.random.default_rng(5)
+    targets, created = [], []
+    for n in range(banks):
+        tenant = tenant_create(slug=f"load-{n}", name=f"Load tenant {n}")
+        bank = bank_create(tenant=tenant, slug=f"agents-{n}")
+        load_bank(bank, episodes - 500, texts, vectors, np_rng)
+        created.append(bank)
+        targets.append([bank.slug, api_key_issue(tenant=tenant, name="load", scopes=["read", "write"]).raw_key])
+    build_indexes(created[0])
+    app.conf.task_always_eager = False
+    for bank in created:
+        fill_statistics(bank, texts)
+        now = datetime.now(UTC)
+        items = [
+            RetainItem(
+                content=f"Analyst closed {sig} on {host} as benign: nightly backup ({n}).",
+                occurred_at=now - timedelta(hours=n),
+                source="analyst",
+                metadata={"event": "dismissal", "signature": sig, "host": host},
+            )
+            for n, (sig, host) in enumerate(
+                (rng.choice(["DiskLatencyHigh", "ReplicaLag", "CPUSaturation"]), f"db-{rng.randint(1, 17):02d}")
+                for _ in range(500)
+            )
+        ]
+        retain(bank=bank, items=items)
+        while bank_extract(bank=bank).remaining:
+            pass
+        while consolidate(bank=bank).remaining:
+            pass
+    import redis
+
+    redis.Redis.from_url(stack.redis_url).flushdb()  # the seed's own queued work and markers: already done inline
+    connection.close()
+    return targets
+
+
+def run_locust(stack: Stack, targets, *, users: int, seconds: int, rate: float | None, prefix: Path) -> dict:
+    env = {**os.environ, "MEMORYHUB_LOAD_TARGETS": json.dumps(targets)}
+    if rate:
+        env["MEMORYHUB_LOAD_RATE"] = str(rate / users)
+    command = [LOCUST, "-f", str(HERE / "locustfile.py"), "--headless", "--host", stack.base_url]
+    command += ["-u", str(users), "-r", str(users), "--run-time", f"{seconds}s", "--csv", str(prefix)]
+    command += ["--only-summary", "--loglevel", "WARNING"]
+    subprocess.run(command, env=env, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    routes = {}
+    with open(f"{prefix}_stats.csv") as handle:
+        for row in csv.DictReader(handle):
+            count = int(row["Request Count"])
+            routes[row["Name"]] = {
+                "requests": count,
+                "requests_per_s": round(float(row["Requests/s"]), 2),
+                "p50_ms": float(row["50%"]),
+                "p95_ms": float(row["95%"]),
+                "p99_ms": float(row["99%"]),
+                "error_rate": round(int(row["Failure Count"]) / count, 4) if count else 0.0,
+            }
+    return routes
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--banks", type=int, default=5)
+    parser.add_argument("--episodes", type=int, default=10_000)
+    parser.add_argument("--users", type=int, default=20)
+    parser.add_argument("--minutes", type=float, default=10)
+    parser.add_argument("--rates", default="1,2,4,8,12,16,24", help="offered requests/s for the step sweep")
+    parser.add_argument("--step-seconds", type=int, default=60)
+    parser.add_argument("--output", default="load")
+    args = parser.parse_args()
+
+    stack = Stack("load", database="memoryhub_load", web_workers=2)
+    stack.use_in_this_process()
+    stack.start_redis()
+    try:
+        started = time.monotonic()
+        print(f"seeding {args.banks} banks of {args.episodes:,} episodes...", flush=True)
+        targets = seed(stack, args.banks, args.episodes)
+        seed_s = time.monotonic() - started
+        stack.start_web()
+        stack.start_workers()
+        out = stack.data_dir / "locust"
+        out.mkdir(parents=True, exist_ok=True)
+        run_locust(stack, targets, users=args.users, seconds=20, rate=None, prefix=out / "warmup")
+        steps = []
+        for rate in [float(r) for r in args.rates.split(",")]:
+            routes = run_locust(
+                stack, targets, users=args.users, seconds=args.step_seconds, rate=rate, prefix=out / f"step-{rate:g}"
+            )
+            total = routes.get("Aggregated", {})
+            steps.append(
+                {
+                    "offered_rps": rate,
+                    "achieved_rps": total.get("requests_per_s"),
+                    "p50_ms": total.get("p50_ms"),
+                    "p95_ms": total.get("p95_ms"),
+                    "p99_ms": total.get("p99_ms"),
+                    "error_rate": total.get("error_rate"),
+                }
+            )
+            print(f"  step {rate:g} req/s: {steps[-1]}", flush=True)
+        base = steps[0]["p95_ms"] if steps else None
+        knee = next((s for s in steps if base and s["p95_ms"] >= 2 * base), None)
+        print(f"main run: {args.users} agents for {args.minutes} minutes...", flush=True)
+        main_routes = run_locust(
+            stack, targets, users=args.users, seconds=int(args.minutes * 60), rate=None, prefix=out / "main"
+        )
+    finally:
+        stack.stop()
+        stack.stop_database_server()
+    result = {
+        "machine": machine(),
+        "setup": {
+            "banks": args.banks,
+            "episodes_per_bank": args.episodes,
+            "agents": args.users,
+            "minutes": args.minutes,
+            "mix": "retain 10 items : recall budget 512 : belief list = 2 : 5 : 3",
+            "think_time_s": "0.5-1.5",
+            "web": "gunicorn 2 workers x 4 threads",
+            "seed_s": round(seed_s, 1),
+        },
+        "main": main_routes,
+        "steps": steps,
+        "knee": {
+            "baseline_p95_ms": base,
+            "offered_rps": knee["offered_rps"] if knee else None,
+            "achieved_rps": knee["achieved_rps"] if knee else None,
+            "p95_ms": knee["p95_ms"] if knee else None,
+            "note": "first offered rate whose p95 is at least twice the p95 at the lowest rate"
+            + ("" if knee else "; not reached within the rates tried"),
+        },
+    }
+    path = write_result(args.output, result)
+    print(json.dumps({"main": main_routes.get("Aggregated"), "knee": result["knee"]}, indent=1))
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

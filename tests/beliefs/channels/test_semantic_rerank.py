@@ -1,0 +1,60 @@
+"""Approximate vector search re-ranks a deeper candidate list by exact distance: the exact top-k, not a near miss."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from django.db import connection
+
+from beliefs.channels import semantic
+from beliefs.models import Episode
+from tests.factories import BankFactory
+
+
+def _dense_cluster_bank(rows: int = 3000):
+    """Vectors in a few tight clusters: near-ties are where an HNSW walk drifts from the exact order."""
+    bank = BankFactory()
+    rng = np.random.default_rng(4)
+    centres = rng.normal(size=(12, 384)).astype(np.float32)
+    vectors = centres[rng.integers(0, 12, rows)] + rng.normal(0, 0.005, (rows, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    Episode.objects.bulk_create(
+        [
+            Episode(
+                tenant_id=bank.tenant_id,
+                bank=bank,
+                content=f"row {n}",
+                content_hash=f"{n}",
+                dedupe_key=f"row:{n}",
+                token_count=2,
+                embedding=vector,
+            )
+            for n, vector in enumerate(vectors)
+        ],
+        batch_size=1000,
+    )
+    return bank, centres
+
+
+@pytest.mark.django_db
+def test_approximate_search_returns_the_exact_top_10_in_a_dense_cluster(settings):
+    bank, centres = _dense_cluster_bank()
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "HNSW_EF_SEARCH": 10, "HNSW_RERANK_DEPTH": 1000}
+    with connection.cursor() as cursor:  # a table this small would be scanned; make the planner walk the index
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("ANALYZE beliefs_episode")
+    rng = np.random.default_rng(9)
+    for centre in centres:
+        query = centre + rng.normal(0, 0.005, 384).astype(np.float32)
+        query /= np.linalg.norm(query)
+        exact = semantic.search(bank=bank, query_vector=query, limit=10, exact=True)
+        approximate = semantic.search(bank=bank, query_vector=query, limit=10, exact=False)
+        assert [hit.item_id for hit in approximate] == [hit.item_id for hit in exact]
+        assert [round(hit.score, 6) for hit in approximate] == [round(hit.score, 6) for hit in exact]
+
+
+@pytest.mark.django_db
+def test_candidate_depth_never_falls_below_the_limit(settings):
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "HNSW_RERANK_DEPTH": 40}
+    assert semantic.candidate_depth(10) == 40
+    assert semantic.candidate_depth(100) == 100
