@@ -179,14 +179,40 @@ def fair_priority(*, queue: str, tenant_id: int | None, now: float | None = None
     return next((step for limit, step in FAIR_SHARE_TIERS if count <= limit), PRIORITY_STEPS[-1])
 
 
+class UnknownTask(LookupError):
+    """A :class:`TaskName` that no task module registers (a renamed or removed task)."""
+
+
+_task_modules_imported = False
+
+
+def registered_task(name: str):
+    """The task registered as ``name``, importing every app's task modules the first time.
+
+    A process that never imported ``beliefs.tasks`` (a web process, a management command)
+    has an empty registry until Celery imports the task modules; resolving by name before
+    that would make eager mode publish to the broker instead of running the task inline.
+    """
+    global _task_modules_imported
+    from memoryhub.celery import app
+
+    if not _task_modules_imported:
+        app.loader.import_default_modules()
+        _task_modules_imported = True
+    try:
+        return app.tasks[str(name)]
+    except KeyError:
+        raise UnknownTask(f"no task is registered as {name!r}") from None
+
+
 def enqueue(task: TaskName, *, countdown: float | None = None, tenant_id: int | None = None, **kwargs) -> bool:
     """Send ``task`` now (eager mode runs it inline); False when it was coalesced or the broker is down.
 
     Prefer :func:`enqueue_on_commit` inside a transaction. ``tenant_id`` says whose work
-    it is (fair sharing); it is not passed to the task.
+    it is (fair sharing); it is not passed to the task. Raises :class:`UnknownTask` for a
+    name no task module registers.
     """
-    from memoryhub.celery import app
-
+    registered = registered_task(task)
     queue = route_for(task)
     options: dict = {"countdown": countdown} if countdown else {}
     if not _eager():
@@ -201,15 +227,15 @@ def enqueue(task: TaskName, *, countdown: float | None = None, tenant_id: int | 
             _enqueue_failed(task, exc)
             return False
     try:
-        # A signature resolves the registered task lazily, so eager mode and task routing apply as for ``.delay()``.
-        app.signature(str(task), kwargs=kwargs).apply_async(**options)
+        # The registered task itself, so eager mode runs it inline and routing applies as for ``.delay()``.
+        registered.apply_async(kwargs=kwargs, **options)
     except Exception as exc:
         if _eager():
             raise
         _enqueue_failed(task, exc)
         return False
     if settings.MEMORYHUB.get("FAULT_DUPLICATE_DELIVERY"):
-        app.signature(str(task), kwargs=kwargs).apply_async(**options)  # fault injection: every task twice
+        registered.apply_async(kwargs=kwargs, **options)  # fault injection: every task twice
     return True
 
 

@@ -140,7 +140,6 @@ def test_redaction_replaces_exactly_the_value(text, expected):
 
 @pytest.mark.django_db(transaction=True)
 def test_tightening_the_policy_redacts_stored_data_and_everything_derived(eager_tasks):
-    import beliefs.tasks  # noqa: F401  -- registers the tasks, so eager mode runs them here (not via the broker)
     from beliefs.models import Belief, DefenseRescan
     from tests.beliefs.consolidation_helpers import T0, days, remember
     from tests.conftest import make_caller

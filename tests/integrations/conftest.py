@@ -14,8 +14,6 @@ from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from memoryhub_client import AsyncMemoryHub, MemoryHub
 
-import beliefs.tasks  # noqa: F401 - registers the tasks, so eager mode runs them instead of queueing by name
-
 
 class AsyncWSGITransport(httpx.AsyncBaseTransport):
     """An async face on the WSGI transport for coroutines run with ``asgiref``'s ``async_to_sync``.

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import ast
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
 
+from beliefs.models import Episode, Fact
+from beliefs.services.retain import RetainItem, retain
 from memoryhub.celery import app
-from memoryhub.queues import TaskName, enqueue_on_commit
+from memoryhub.queues import TaskName, UnknownTask, enqueue, enqueue_on_commit
+from tests.conftest import make_caller
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -18,6 +25,52 @@ def test_every_task_name_is_registered():
     app.loader.import_default_modules()
     missing = [name for name in TaskName if str(name) not in app.tasks]
     assert missing == []
+
+
+def test_an_unregistered_task_name_fails_loudly():
+    with pytest.raises(UnknownTask):
+        enqueue("beliefs.tasks.no_such_task", bank_id=1)
+
+
+# A process that never imported any task module (a web process with eager tasks on). The broker URL points at a
+# closed port: the task must run inline, never be published.
+EAGER_PROCESS = """
+import json, sys
+import django
+django.setup()
+from memoryhub.queues import TaskName, enqueue
+imported_before = "beliefs.tasks" in sys.modules
+sent = enqueue(TaskName.EXTRACT_BANK, bank_id=BANK_ID)
+print(json.dumps({"imported_before": imported_before, "sent": sent}))
+"""
+
+
+@pytest.mark.django_db(transaction=True)
+def test_eager_mode_runs_the_task_inline_in_a_process_that_never_imported_it(monkeypatch):
+    caller = make_caller()
+    monkeypatch.setattr("memoryhub.queues.enqueue", lambda *args, **kwargs: False)  # store only
+    retain(bank=caller.bank, items=[RetainItem(content="Alice lives in Paris.")])
+    assert Episode.objects.filter(bank=caller.bank, extracted_at__isnull=True).count() == 1
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "memoryhub.settings",
+        "MEMORYHUB_EAGER_TASKS": "1",
+        "MEMORYHUB_DB_NAME": connection.settings_dict["NAME"],
+        "REDIS_URL": "redis://127.0.0.1:1/0",
+        "MEMORYHUB_LOG_LEVEL": "WARNING",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", EAGER_PROCESS.replace("BANK_ID", str(caller.bank.pk))],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"imported_before": False, "sent": True}
+    assert Episode.objects.filter(bank=caller.bank, extracted_at__isnull=True).count() == 0
+    assert Fact.objects.filter(bank=caller.bank, object_key="paris").count() == 1
 
 
 def _imports(path: Path) -> set[str]:
