@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup system-deps run test bench eval bench-scale bench-consolidation eval-defense eval-workloads bench-web chaos load lint stop clean client-models
+.PHONY: setup system-deps run test fuzz bench eval bench-scale bench-consolidation eval-defense eval-workloads bench-web chaos load lint stop clean client-models
 
 system-deps:
 	@if ! command -v redis-server >/dev/null 2>&1; then \
@@ -104,6 +104,12 @@ load: setup
 	$(PY) -m pip install -q "locust>=2.30,<3"
 	cd benchmarks && ../$(PY) load/run_load.py $(LOAD_ARGS)
 	$(PY) benchmarks/update_readme.py
+
+# Schema fuzzing at full size: schemathesis over /api/schema/, every operation (about 10 minutes on 2 cores).
+fuzz: setup
+	$(PY) manage.py services
+	MEMORYHUB_FUZZ_EXAMPLES=$${MEMORYHUB_FUZZ_EXAMPLES:-400} MEMORYHUB_FUZZ_REPORT=benchmarks/results/fuzz.json \
+		$(PY) -m pytest -q -p no:cacheprovider tests/fuzz
 
 # Regenerate the Python client's typed models from the API schema (a test fails when they are stale).
 client-models: setup

@@ -39,3 +39,6 @@ urlpatterns += [
 ]
 
 handler500 = "memoryhub.unavailable.server_error"
+handler400 = "memoryhub.http_errors.bad_request"
+handler403 = "memoryhub.http_errors.permission_denied"
+handler404 = "memoryhub.http_errors.not_found"

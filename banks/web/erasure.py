@@ -82,6 +82,7 @@ class _ErasureList(_ErasurePages):
             tenant=self.tenant,
             bank=self.bank_for(form),
             subject=form.cleaned_data["subject"].strip(),
+            aliases=form.cleaned_data["aliases"],
             requested_by=actor_of(request),
         )
         messages.success(request, f"Erasure request {erasure.pk} filed; the erasure worker runs it now.")

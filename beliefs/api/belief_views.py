@@ -124,6 +124,7 @@ class BeliefDetailApi(BankScopedAPIView):
 
 class MentalModelListApi(BankScopedAPIView):
     serializer_class = MentalModelOutputSerializer
+    pagination_class = MemoryHubPagination
 
     def scoped_get_queryset(self):
         return mental_model_list(bank=self.bank)
@@ -260,6 +261,7 @@ class DefenseRescanApi(BankScopedAPIView):
 
     method_access = {"GET": "admin", "POST": "admin"}
     serializer_class = DefenseRescanOutputSerializer
+    pagination_class = MemoryHubPagination
 
     def scoped_get_queryset(self):
         return DefenseRescan.objects.filter(bank=self.bank)

@@ -22,6 +22,13 @@ from memoryhub.serializers import StrictInputSerializer
 
 class ErasureRequestInputSerializer(StrictInputSerializer):
     subject = serializers.CharField(max_length=255, help_text="The episodes' `subject` to erase (case-insensitive).")
+    aliases = serializers.ListField(
+        child=serializers.CharField(min_length=2, max_length=255),
+        required=False,
+        max_length=20,
+        help_text="Other names and identifiers of the subject (e-mail, phone, account id): their mentions in other "
+        "subjects' episodes are redacted in place to `[erased]`, and what was derived from them rebuilt.",
+    )
     bank = serializers.CharField(required=False, max_length=63, help_text="Bank slug; omit to erase tenant-wide.")
     tenant = serializers.CharField(required=False, max_length=63, help_text="Tenant slug (people in several tenants).")
 
@@ -68,7 +75,12 @@ class ErasureRequestListCreateApi(TenantScopedAPIView):
             bank, tenant = None, tenant_for_admin_action(request, data.get("tenant"), "erase across a tenant")
         self.scope_tenant(tenant.pk)
         erasure = erasure_request_create_and_audit(
-            request=request, tenant=tenant, bank=bank, subject=data["subject"], requested_by=requester(request)
+            request=request,
+            tenant=tenant,
+            bank=bank,
+            subject=data["subject"],
+            aliases=data.get("aliases", []),
+            requested_by=requester(request),
         )
         return Response(ErasureRequestOutputSerializer(erasure).data, status=status.HTTP_202_ACCEPTED)
 

@@ -92,14 +92,26 @@ def test_an_erasure_filed_in_the_browser_leaves_the_same_rows_as_through_the_api
     ops, eager_tasks, django_capture_on_commit_callbacks
 ):
     web, api = _clients(ops)
+    with django_capture_on_commit_callbacks() as queued:
+        web.post(
+            bank_path(ops, "settings/erasure/"),
+            {"subject": "host:db-01", "aliases": "db-01\n  \ndb01.internal\ndb-01", "confirm": "on"},
+        )
+    # Filed with the aliases (blank lines and repeats dropped); the run erases them with the subject.
+    assert ErasureRequest.objects.get(bank=ops.bank).aliases == ["db-01", "db01.internal"]
+    for run in queued:
+        run()
     with django_capture_on_commit_callbacks(execute=True):
-        web.post(bank_path(ops, "settings/erasure/"), {"subject": "host:db-01", "confirm": "on"})
-    with django_capture_on_commit_callbacks(execute=True):
-        response = api.post("/api/v1/erasure-requests/", {"subject": "host:db-01", "bank": "ops"}, format="json")
+        response = api.post(
+            "/api/v1/erasure-requests/",
+            {"subject": "host:db-01", "aliases": ["db-01", "db01.internal"], "bank": "ops"},
+            format="json",
+        )
     assert response.status_code == 202
     browser, through_api = ErasureRequest.objects.filter(bank=ops.bank).order_by("id")
-    fields = ["tenant", "bank", "scope", "subject", "subject_hash", "status", "requested_by"]
+    fields = ["tenant", "bank", "scope", "subject", "aliases", "subject_hash", "status", "requested_by"]
     assert model_to_dict(browser, fields) == model_to_dict(through_api, fields)
+    assert browser.aliases == []
     assert browser.status == "done" and browser.receipt["removed"]["episodes"] > 0
     # The second run finds nothing left: an empty receipt of the same shape.
     assert set(through_api.receipt) == set(browser.receipt) and through_api.receipt["removed"].get("episodes", 0) == 0

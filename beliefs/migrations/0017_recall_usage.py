@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('banks', '0003_bank_roles'),
-        ('beliefs', '0015_episode_injection_spans'),
+        ('beliefs', '0016_erasure_aliases'),
     ]
 
     operations = [
