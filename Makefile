@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup system-deps run test bench eval bench-scale bench-consolidation eval-defense eval-workloads chaos load lint stop clean client-models
+.PHONY: setup system-deps run test fuzz bench eval bench-scale bench-consolidation eval-defense eval-workloads bench-web chaos load lint stop clean client-models
 
 system-deps:
 	@if ! command -v redis-server >/dev/null 2>&1; then \
@@ -17,6 +17,15 @@ system-deps:
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; \
 		else \
 			echo "redis-server is missing: install it (Debian/Ubuntu: sudo apt-get install redis-server)"; exit 1; \
+		fi; \
+	fi
+	@# Browser tests drive Debian's Chromium through Playwright (no browser download, ever).
+	@if ! command -v chromium >/dev/null 2>&1; then \
+		echo "installing chromium"; \
+		if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		else \
+			echo "chromium is missing: install it (Debian/Ubuntu: sudo apt-get install chromium)"; exit 1; \
 		fi; \
 	fi
 
@@ -58,6 +67,12 @@ bench-consolidation: setup
 	cd benchmarks && ../$(PY) bench_consolidation.py
 	$(PY) benchmarks/update_readme.py
 
+# Dashboard pages: server time with 10,000 beliefs and 1,000 pending review items (about 2 minutes).
+bench-web: setup
+	$(PY) manage.py services
+	cd benchmarks && ../$(PY) bench_web.py
+	$(PY) benchmarks/update_readme.py
+
 # Memory Defense precision and recall per kind on the labelled corpus (seconds).
 eval-defense: setup
 	cd benchmarks && ../$(PY) eval_defense.py
@@ -89,6 +104,12 @@ load: setup
 	$(PY) -m pip install -q "locust>=2.30,<3"
 	cd benchmarks && ../$(PY) load/run_load.py $(LOAD_ARGS)
 	$(PY) benchmarks/update_readme.py
+
+# Schema fuzzing at full size: schemathesis over /api/schema/, every operation (about 10 minutes on 2 cores).
+fuzz: setup
+	$(PY) manage.py services
+	MEMORYHUB_FUZZ_EXAMPLES=$${MEMORYHUB_FUZZ_EXAMPLES:-400} MEMORYHUB_FUZZ_REPORT=benchmarks/results/fuzz.json \
+		$(PY) -m pytest -q -p no:cacheprovider tests/fuzz
 
 # Regenerate the Python client's typed models from the API schema (a test fails when they are stale).
 client-models: setup

@@ -66,6 +66,12 @@ class Bank(models.Model):
             models.UniqueConstraint(fields=["tenant", "slug"], name="%(app_label)s_%(class)s_unique_tenant_slug"),
         ]
         ordering = ["tenant_id", "slug"]
+        # Object permissions behind the per-bank roles (banks.permissions.Role): view_bank = viewer,
+        # + review_bank = reviewer, + change_bank and admin_bank = bank admin.
+        permissions = [
+            ("review_bank", "Can decide review items of the bank"),
+            ("admin_bank", "Can administer the bank (policy, keys, erasure)"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.tenant_id}/{self.slug}"

@@ -27,7 +27,9 @@ from banks.permissions import banks_visible_to, tenants_administered_by
 from memoryhub.exceptions import BankNotFound, TenantRequired
 from memoryhub.tenancy import REQUEST_TRANSACTION_DEPTH, restore_request_tenant, set_request_tenant
 
-Access = Literal["read", "write", "admin"]
+Access = Literal["read", "review", "write", "admin"]
+# What a person needs per access (API keys need the scope instead; "review" needs the write scope).
+_PERSON_PERMISSION = {"read": "banks.view_bank", "review": "banks.review_bank", "write": "banks.change_bank"}
 _SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 
@@ -43,8 +45,7 @@ def banks_for_caller(request, access: Access = "read") -> QuerySet[Bank]:
         if api_key.bank_id is not None:
             banks = banks.filter(pk=api_key.bank_id)
         return banks
-    perm = "banks.change_bank" if access == "write" else "banks.view_bank"
-    return banks_visible_to(request.user, perm)
+    return banks_visible_to(request.user, _PERSON_PERMISSION.get(access, "banks.change_bank"))
 
 
 def bank_for_caller(request, slug: str, access: Access) -> Bank:
@@ -69,6 +70,7 @@ def bank_for_caller(request, slug: str, access: Access) -> Bank:
 def require_scope(request, scope: Access) -> None:
     """403 unless the caller's API key carries ``scope`` (people are governed by their roles instead)."""
     api_key = caller_api_key(request)
+    scope = "write" if scope == "review" else scope
     if api_key is not None and not api_key.allows(scope):
         raise PermissionDenied(f"This API key lacks the '{scope}' scope.")
 

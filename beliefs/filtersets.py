@@ -45,3 +45,57 @@ class BeliefFilterSet(django_filters.FilterSet):
     class Meta:
         model = Belief
         fields = ["status", "subject", "predicate", "object"]
+
+
+class BeliefBrowserFilterSet(BeliefFilterSet):
+    """The dashboard's belief browser: the API's filters plus text search, ranges, staleness and sorting."""
+
+    q = django_filters.CharFilter(method="search", label="Search statements")
+    max_confidence = django_filters.NumberFilter(field_name="confidence", lookup_expr="lte")
+    max_proof_count = django_filters.NumberFilter(field_name="proof_count", lookup_expr="lte")
+    stale_days = django_filters.NumberFilter(method="not_confirmed_for", label="Not confirmed for (days)")
+    sort = django_filters.OrderingFilter(
+        fields=(
+            ("confidence", "confidence"),
+            ("proof_count", "proofs"),
+            ("last_confirmed_at", "confirmed"),
+            ("subject", "subject"),
+            ("updated_at", "updated"),
+        )
+    )
+
+    class Meta(BeliefFilterSet.Meta):
+        fields = ["status", "subject", "predicate", "object"]
+
+    def search(self, queryset, name, value):
+        from django.contrib.postgres.search import SearchQuery
+
+        return queryset.filter(search_vector=SearchQuery(value, search_type="websearch", config="english"))
+
+    def not_confirmed_for(self, queryset, name, value):
+        from datetime import timedelta
+
+        from django.utils import timezone
+
+        return queryset.filter(last_confirmed_at__lt=timezone.now() - timedelta(days=float(value)))
+
+
+class EpisodeBrowserFilterSet(EpisodeFilterSet):
+    """The dashboard's episode explorer: the API's filters plus thread, text search and Memory Defense flags."""
+
+    thread = django_filters.CharFilter()
+    q = django_filters.CharFilter(method="search", label="Search text")
+    flagged = django_filters.BooleanFilter(method="only_flagged", label="Injection markers")
+
+    class Meta(EpisodeFilterSet.Meta):
+        fields = ["source", "subject", "provenance", "thread"]
+
+    def search(self, queryset, name, value):
+        from django.contrib.postgres.search import SearchQuery
+
+        return queryset.filter(search_vector=SearchQuery(value, search_type="websearch", config="english"))
+
+    def only_flagged(self, queryset, name, value):
+        if value is None:
+            return queryset
+        return queryset.exclude(injection_flags=[]) if value else queryset.filter(injection_flags=[])

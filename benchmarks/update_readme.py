@@ -320,6 +320,26 @@ SECTIONS = {
 }
 
 
+def web_table(r: dict) -> str:
+    lines = [
+        f"Measured {r['machine']['measured_at']} on {r['machine']['cpus']} cores, in-process through the full "
+        f"Django stack, {r['requests_per_page']} requests per page; a bank with {r['beliefs']:,} beliefs, "
+        f"{r['pending_review_items']:,} pending review items, {r['episodes']:,} episodes and {r['audit_events']:,} "
+        "audit events (details in `benchmarks/results/web.json`):",
+        "",
+        "| page | p50 | p95 | SQL queries |",
+        "|---|---|---|---|",
+    ]
+    for name, page in r["pages"].items():
+        lines.append(f"| {name} | {page['p50_ms']} ms | **{page['p95_ms']} ms** | {page['queries']} |")
+    for name, export in (r.get("exports") or {}).items():  # downloads, streamed whole
+        lines.append(f"| {name} (download) | {export['p50_ms']} ms | {export['p95_ms']} ms | {export['queries']} |")
+    return "\n".join(lines)
+
+
+SECTIONS["web"] = web_table
+
+
 def main() -> None:
     readme = ROOT / "README.md"
     text = readme.read_text()

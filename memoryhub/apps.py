@@ -7,6 +7,12 @@ class MemoryHubConfig(AppConfig):
     verbose_name = "MemoryHub"
 
     def ready(self):
+        from django.urls import register_converter
+
+        from memoryhub.converters import CONVERTERS
+
+        for name, converter in CONVERTERS.items():  # path types of the API routes (memoryhub.converters)
+            register_converter(converter, name)
         post_migrate.connect(grant_request_role_after_migrate, dispatch_uid="memoryhub-grant-request-role")
 
 

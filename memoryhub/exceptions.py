@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import DataError
 from django.http import Http404
 from rest_framework import exceptions as drf_exceptions
 from rest_framework import status
@@ -226,6 +227,19 @@ def exception_handler(exc, context):
     if is_dependency_error(exc):
         set_rollback()
         return Response(DATABASE_UNAVAILABLE, status=503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
+    if isinstance(exc, DataError):
+        # A value PostgreSQL cannot store (out of range, an invalid byte sequence): the client's input, never a 500.
+        set_rollback()
+        return _error(
+            "validation_error",
+            "A value is out of range or cannot be stored.",
+            400,
+            {
+                "fields": {
+                    "non_field_errors": [{"message": "A value is out of range or cannot be stored.", "code": "invalid"}]
+                }
+            },
+        )
     if isinstance(exc, RequestDataTooBig):
         return _error("payload_too_large", "The request body is larger than the server accepts.", 413)
     if isinstance(exc, TooManyFieldsSent):

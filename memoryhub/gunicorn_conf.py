@@ -1,4 +1,52 @@
-"""gunicorn hooks: load the embedding model before a worker takes its first request."""
+"""gunicorn settings and hooks for ``make run`` (``--config python:memoryhub.gunicorn_conf``).
+
+- Load the embedding model before a worker takes its first request.
+- Requests gunicorn refuses before Django sees them (a request line over 4,094 bytes,
+  too many or too large headers, a malformed request line) answer in the API's JSON
+  error format instead of gunicorn's HTML page: 414 ``uri_too_long``, 431
+  ``headers_too_large``, 400 ``malformed_request``.
+"""
+
+import json
+
+from gunicorn import util
+
+ERROR_CODES = {
+    400: "malformed_request",
+    403: "permission_denied",
+    414: "uri_too_long",
+    417: "malformed_request",
+    431: "headers_too_large",
+    500: "server_error",
+    501: "not_implemented",
+}
+DETAILS = {
+    414: "The request line (method, path and query) is longer than the server accepts (4,094 bytes).",
+    431: "The request has too many headers or a header larger than the server accepts (8,190 bytes).",
+}
+
+
+def json_error(status_int: int, reason: str, message: str) -> bytes:
+    """The raw HTTP/1.1 answer gunicorn writes for a request it refused itself."""
+    body = json.dumps(
+        {
+            "code": ERROR_CODES.get(status_int, "malformed_request"),
+            "detail": DETAILS.get(status_int) or message or reason,
+            "extra": {},
+        }
+    ).encode()
+    head = (
+        f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    )
+    return head.encode("latin1") + body
+
+
+def write_json_error(sock, status_int, reason, mesg):
+    util.write_nonblock(sock, json_error(status_int, reason, mesg))
+
+
+util.write_error = write_json_error  # gunicorn has no hook for its own error pages; workers call util.write_error
 
 
 def post_worker_init(worker):

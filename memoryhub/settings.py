@@ -4,6 +4,7 @@ import logging
 import os
 from pathlib import Path
 
+from memoryhub.converters import SCHEMA_OVERRIDES as PATH_SCHEMAS
 from memoryhub.database import database_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -69,6 +70,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "memoryhub.request_context.RequestIdMiddleware",
+    "memoryhub.http_errors.RejectMalformedRequestMiddleware",
+    "banks.throttling.RateLimitHeadersMiddleware",
     "memoryhub.unavailable.DependencyUnavailableMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -145,6 +148,11 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "memoryhub.exceptions.exception_handler",
+    # JSON in, JSON out: the schema states exactly this, and no HTML renderer runs on API views.
+    "DEFAULT_PARSER_CLASSES": ["memoryhub.parsers.BoundedJSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "memoryhub.negotiation.JsonFallbackNegotiation",
+    "DEFAULT_METADATA_CLASS": "memoryhub.negotiation.RouteMetadata",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 
@@ -157,6 +165,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "PATH_CONVERTER_OVERRIDES": PATH_SCHEMAS,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "memoryhub.schema.declare_error_responses",
+    ],
 }
 
 # /metrics: "open", "off", or a bearer token that scrapers must send.
@@ -237,8 +250,10 @@ MEMORYHUB = {
     "LLM_MODEL": os.environ.get("MEMORYHUB_LLM_MODEL", ""),
     "LLM_TIMEOUT_SECONDS": float(os.environ.get("MEMORYHUB_LLM_TIMEOUT_SECONDS", "30")),
     "LLM_RETRIES": env_int("MEMORYHUB_LLM_RETRIES", 2),
-    # Requests per minute per API key (a key can carry its own limit).
+    # Requests per minute per API key, sliding window (a key can carry its own limit).
     "RATE_LIMIT_PER_MINUTE": env_int("MEMORYHUB_RATE_LIMIT_PER_MINUTE", 600),
+    # Requests per minute (sliding window) across all API keys of one tenant.
+    "TENANT_RATE_LIMIT_PER_MINUTE": env_int("MEMORYHUB_TENANT_RATE_LIMIT_PER_MINUTE", 3000),
     # Beliefs and facts in recall: a derived item must be at least this similar to the query.
     "DERIVED_MIN_SIMILARITY": float(os.environ.get("MEMORYHUB_DERIVED_MIN_SIMILARITY", "0.35")),
     # Beat sweeps re-queue batches and banks whose work waited this long (a lost message, a killed worker).
@@ -258,4 +273,33 @@ LOGGING = {
         "sentence_transformers": {"level": "WARNING"},
         "httpx": {"level": "WARNING"},
     },
+}
+
+# --- Dashboard (browser pages) -------------------------------------------------------
+INSTALLED_APPS += ["csp"]
+MIDDLEWARE.insert(MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1, "csp.middleware.CSPMiddleware")
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Strict"
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+# Memory content is untrusted text written by agents: no inline script or style may run anywhere,
+# scripts and styles come from our own static files only (htmx is vendored), charts are inline SVG.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
 }

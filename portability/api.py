@@ -21,10 +21,12 @@ NDJSON = "application/x-ndjson"
 
 
 class ExportParamsSerializer(StrictInputSerializer):
+    from_query_string = True
     embeddings = serializers.BooleanField(required=False, default=True)
 
 
 class ImportParamsSerializer(StrictInputSerializer):
+    from_query_string = True
     # Not "format": DRF reads that query parameter to pick a renderer.
     source_format = serializers.CharField(required=False, default="memoryhub")
     line_offset = serializers.IntegerField(required=False, default=0, min_value=0)

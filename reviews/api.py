@@ -8,15 +8,11 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from banks.scoping import BankScopedAPIView
-from beliefs.api.erasure_views import requester
-from memoryhub.exceptions import ReviewDecisionInvalid, ReviewItemNotFound
+from memoryhub.exceptions import ReviewItemNotFound
 from memoryhub.pagination import MemoryHubPagination, paginated_schema
 from memoryhub.serializers import StrictInputSerializer
 from reviews.models import ReviewItem
-from reviews.services.audit import audit_record
-from reviews.services.decisions import review_item_decide
-
-DECISIONS = ("accept", "reject", "overturn")
+from reviews.services.decisions import review_item_decide_and_audit
 
 
 class ReviewItemFilterSet(django_filters.FilterSet):
@@ -69,6 +65,8 @@ class ReviewItemDetailApi(BankScopedAPIView):
 
 
 class ReviewItemDecideApi(BankScopedAPIView):
+    # People need the reviewer role (banks.review_bank), as in the dashboard; API keys need the write scope.
+    method_access = {"POST": "review"}
     serializer_class = ReviewItemOutputSerializer
 
     def scoped_get_queryset(self):
@@ -77,17 +75,7 @@ class ReviewItemDecideApi(BankScopedAPIView):
     @extend_schema(request=DecisionInputSerializer, responses=ReviewItemOutputSerializer)
     def post(self, request, bank_slug: str, item_id: int, decision: str):
         data = DecisionInputSerializer.parse(request.data)
-        if decision not in DECISIONS:
-            raise ReviewDecisionInvalid(extra={"decision": decision[:40], "allowed": list(DECISIONS)})
-        item = review_item_decide(
-            bank=self.bank, item_id=item_id, decision=decision, comment=data["comment"], actor=requester(request)
-        )
-        audit_record(
-            request=request,
-            tenant=self.bank.tenant,
-            bank=self.bank,
-            action=f"review.{decision}",
-            target=f"review_item:{item.pk}",
-            details={"status": item.status},
+        item = review_item_decide_and_audit(
+            request=request, bank=self.bank, item_id=item_id, decision=decision, comment=data["comment"]
         )
         return Response(ReviewItemOutputSerializer(item).data)

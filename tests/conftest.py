@@ -26,7 +26,7 @@ def forget_queue_state() -> None:
     import redis
 
     client = redis.Redis.from_url(settings.REDIS_URL)
-    for pattern in ("memoryhub:queued:*", "memoryhub:fair:*"):
+    for pattern in ("memoryhub:queued:*", "memoryhub:fair:*", "memoryhub:rate:*"):  # rate: tenant windows
         keys = list(client.scan_iter(pattern))
         if keys:
             client.delete(*keys)

@@ -4,7 +4,7 @@ from banks.api.views import ApiKeyDetailApi, ApiKeyListCreateApi, BankDetailApi,
 
 urlpatterns = [
     path("api-keys/", ApiKeyListCreateApi.as_view(), name="api-key-list"),
-    path("api-keys/<str:prefix>", ApiKeyDetailApi.as_view(), name="api-key-detail"),
+    path("api-keys/<key_prefix:prefix>", ApiKeyDetailApi.as_view(), name="api-key-detail"),
     path("banks/", BankListCreateApi.as_view(), name="bank-list"),
-    path("banks/<str:bank_slug>/", BankDetailApi.as_view(), name="bank-detail"),
+    path("banks/<bank_slug:bank_slug>/", BankDetailApi.as_view(), name="bank-detail"),
 ]

@@ -13,7 +13,6 @@ from banks.api.serializers import (
     BankUpdateInputSerializer,
 )
 from banks.models import ApiKey, Bank
-from banks.policy import bank_policy, defense_tightened
 from banks.scoping import (
     BankScopedAPIView,
     TenantScopedAPIView,
@@ -21,12 +20,10 @@ from banks.scoping import (
     tenant_for_admin_action,
     tenant_for_bank_creation,
 )
-from banks.services.api_keys import api_key_issue, api_key_revoke
-from banks.services.banks import bank_create, bank_update
-from beliefs.services.defense_rescan import defense_rescan_start
+from banks.services.api_keys import api_key_issue_and_audit, api_key_revoke_and_audit
+from banks.services.banks import bank_create_and_audit, bank_settings_change
 from memoryhub.exceptions import ApiKeyNotFound, BankNotFound
 from memoryhub.pagination import paginate, paginated_schema
-from reviews.services.audit import audit_record
 
 
 class BankListCreateApi(TenantScopedAPIView):
@@ -43,8 +40,7 @@ class BankListCreateApi(TenantScopedAPIView):
         tenant = tenant_for_bank_creation(request, data.pop("tenant", None))
         self.scope_tenant(tenant.pk)
         user = request.user if getattr(request.user, "pk", None) else None
-        bank = bank_create(tenant=tenant, created_by=user, **data)
-        audit_record(request=request, tenant=tenant, bank=bank, action="bank.created", target=f"bank:{bank.slug}")
+        bank = bank_create_and_audit(request=request, tenant=tenant, created_by=user, **data)
         return Response(BankOutputSerializer(bank).data, status=status.HTTP_201_CREATED)
 
 
@@ -61,19 +57,10 @@ class BankDetailApi(BankScopedAPIView):
     @extend_schema(request=BankUpdateInputSerializer, responses=BankOutputSerializer)
     def patch(self, request, bank_slug: str):
         data = BankUpdateInputSerializer.parse(request.data)
-        before = bank_policy(self.bank)
-        bank = bank_update(bank=self.bank, **data)
-        rescan = defense_rescan_start(bank=bank) if defense_tightened(before, bank_policy(bank)) else None
-        audit_record(
-            request=request,
-            tenant=bank.tenant,
-            bank=bank,
-            action="bank.updated",
-            target=f"bank:{bank.slug}",
-            details={"fields": sorted(data), "policy": bank.policy if "policy" in data else None},
-        )
-        payload = BankOutputSerializer(bank).data
-        if rescan is not None:
+        change = bank_settings_change(bank=self.bank, request=request, **data)
+        payload = BankOutputSerializer(change.bank).data
+        if change.rescan is not None:
+            rescan = change.rescan
             payload["defense_rescan"] = {"id": rescan.pk, "status": rescan.status, "total": rescan.total}
         return Response(payload)
 
@@ -81,13 +68,10 @@ class BankDetailApi(BankScopedAPIView):
     def delete(self, request, bank_slug: str):
         """Forget the whole bank: every episode, fact, belief and mental model. Returns a receipt."""
         from beliefs.api.erasure_views import requester
-        from beliefs.services.forget import bank_forget
+        from beliefs.services.forget import bank_forget_and_audit
 
         tenant_for_admin_action(request, self.bank.tenant.slug, "delete banks")
-        tenant, slug = self.bank.tenant, self.bank.slug
-        receipt = bank_forget(bank=self.bank, requested_by=requester(request))
-        audit_record(request=request, tenant=tenant, action="bank.deleted", target=f"bank:{slug}", details=receipt)
-        return Response(receipt)
+        return Response(bank_forget_and_audit(request=request, bank=self.bank, requested_by=requester(request)))
 
 
 class ApiKeyListCreateApi(TenantScopedAPIView):
@@ -113,7 +97,8 @@ class ApiKeyListCreateApi(TenantScopedAPIView):
             if bank is None:
                 raise BankNotFound()
         user = request.user if getattr(request.user, "pk", None) else None
-        issued = api_key_issue(
+        issued = api_key_issue_and_audit(
+            request=request,
             tenant=tenant,
             name=data["name"],
             bank=bank,
@@ -121,13 +106,6 @@ class ApiKeyListCreateApi(TenantScopedAPIView):
             scopes=data["scopes"],
             expires_at=data.get("expires_at"),
             rate_limit_per_minute=data.get("rate_limit_per_minute"),
-        )
-        audit_record(
-            request=request,
-            tenant=tenant,
-            bank=bank,
-            action="api_key.issued",
-            target=f"api_key:{issued.api_key.prefix}",
         )
         payload = {**ApiKeyOutputSerializer(issued.api_key).data, "key": issued.raw_key}
         return Response(payload, status=status.HTTP_201_CREATED)
@@ -141,8 +119,5 @@ class ApiKeyDetailApi(TenantScopedAPIView):
         api_key = ApiKey.objects.filter(tenant=tenant, prefix=prefix).first()
         if api_key is None:
             raise ApiKeyNotFound()
-        api_key_revoke(api_key=api_key)
-        audit_record(
-            request=request, tenant=tenant, bank=api_key.bank, action="api_key.revoked", target=f"api_key:{prefix}"
-        )
+        api_key_revoke_and_audit(request=request, api_key=api_key)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -66,6 +66,26 @@ def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
     return api_key
 
 
+def api_key_issue_and_audit(*, request=None, actor: str | None = None, **issue) -> IssuedKey:
+    """Issue a key (``api_key_issue``'s arguments) and audit it: what the API and the key pages both call."""
+    from reviews.services.audit import audit_record
+
+    issued = api_key_issue(**issue)
+    audit_record(request=request, actor=actor, tenant=issued.api_key.tenant_id, bank=issued.api_key.bank,
+                 action="api_key.issued", target=f"api_key:{issued.api_key.prefix}")  # fmt: skip
+    return issued
+
+
+def api_key_revoke_and_audit(*, request=None, actor: str | None = None, api_key: ApiKey) -> ApiKey:
+    """Revoke a key and audit it (a second revocation keeps the first time and is audited again)."""
+    from reviews.services.audit import audit_record
+
+    api_key = api_key_revoke(api_key=api_key)
+    audit_record(request=request, actor=actor, tenant=api_key.tenant_id, bank=api_key.bank,
+                 action="api_key.revoked", target=f"api_key:{api_key.prefix}")  # fmt: skip
+    return api_key
+
+
 def api_key_authenticate(*, raw_key: str) -> ApiKey | None:
     """The active key matching ``raw_key``, or ``None``. Records last use (at most once a minute)."""
     parts = raw_key.split("_")

@@ -33,7 +33,7 @@ from beliefs.selectors.beliefs import (
     mental_model_get,
     mental_model_list,
 )
-from beliefs.services.defense_rescan import defense_rescan_start
+from beliefs.services.defense_rescan import defense_rescan_start_and_audit
 from beliefs.services.extract import bank_background_queue
 from beliefs.services.mental_models import mental_model_create, mental_model_delete, mental_model_refresh
 from beliefs.services.reflect import reflect
@@ -124,6 +124,7 @@ class BeliefDetailApi(BankScopedAPIView):
 
 class MentalModelListApi(BankScopedAPIView):
     serializer_class = MentalModelOutputSerializer
+    pagination_class = MemoryHubPagination
 
     def scoped_get_queryset(self):
         return mental_model_list(bank=self.bank)
@@ -260,6 +261,7 @@ class DefenseRescanApi(BankScopedAPIView):
 
     method_access = {"GET": "admin", "POST": "admin"}
     serializer_class = DefenseRescanOutputSerializer
+    pagination_class = MemoryHubPagination
 
     def scoped_get_queryset(self):
         return DefenseRescan.objects.filter(bank=self.bank)
@@ -271,12 +273,5 @@ class DefenseRescanApi(BankScopedAPIView):
 
     @extend_schema(request=None, responses={202: DefenseRescanOutputSerializer})
     def post(self, request, bank_slug: str):
-        rescan = defense_rescan_start(bank=self.bank)
-        audit_record(
-            request=request,
-            tenant=self.bank.tenant,
-            bank=self.bank,
-            action="defense.rescan",
-            target=f"rescan:{rescan.pk}",
-        )
+        rescan = defense_rescan_start_and_audit(request=request, bank=self.bank)
         return Response(DefenseRescanOutputSerializer(rescan).data, status=status.HTTP_202_ACCEPTED)

@@ -14,15 +14,21 @@ from banks.scoping import (
     tenants_for_caller,
 )
 from beliefs.models import ErasureRequest
-from beliefs.services.forget import erasure_request_create
+from beliefs.services.forget import erasure_request_create_and_audit
 from memoryhub.exceptions import ErasureRequestNotFound
 from memoryhub.pagination import paginate, paginated_schema
 from memoryhub.serializers import StrictInputSerializer
-from reviews.services.audit import audit_record
 
 
 class ErasureRequestInputSerializer(StrictInputSerializer):
     subject = serializers.CharField(max_length=255, help_text="The episodes' `subject` to erase (case-insensitive).")
+    aliases = serializers.ListField(
+        child=serializers.CharField(min_length=2, max_length=255),
+        required=False,
+        max_length=20,
+        help_text="Other names and identifiers of the subject (e-mail, phone, account id): their mentions in other "
+        "subjects' episodes are redacted in place to `[erased]`, and what was derived from them rebuilt.",
+    )
     bank = serializers.CharField(required=False, max_length=63, help_text="Bank slug; omit to erase tenant-wide.")
     tenant = serializers.CharField(required=False, max_length=63, help_text="Tenant slug (people in several tenants).")
 
@@ -68,11 +74,13 @@ class ErasureRequestListCreateApi(TenantScopedAPIView):
         else:
             bank, tenant = None, tenant_for_admin_action(request, data.get("tenant"), "erase across a tenant")
         self.scope_tenant(tenant.pk)
-        erasure = erasure_request_create(
-            tenant=tenant, bank=bank, subject=data["subject"], requested_by=requester(request)
-        )
-        audit_record(
-            request=request, tenant=tenant, bank=bank, action="erasure.requested", target=f"erasure:{erasure.pk}"
+        erasure = erasure_request_create_and_audit(
+            request=request,
+            tenant=tenant,
+            bank=bank,
+            subject=data["subject"],
+            aliases=data.get("aliases", []),
+            requested_by=requester(request),
         )
         return Response(ErasureRequestOutputSerializer(erasure).data, status=status.HTTP_202_ACCEPTED)
 

@@ -20,8 +20,9 @@ from beliefs.engine.types import RecallFilters
 from beliefs.filtersets import EpisodeFilterSet
 from beliefs.selectors.episodes import episode_get, episode_list, retain_batch_get
 from beliefs.services.forget import episode_delete
-from beliefs.services.quarantine import episode_release
+from beliefs.services.quarantine import episode_release_and_audit
 from beliefs.services.recall import CHANNELS, KINDS, recall
+from beliefs.services.recall_usage import recall_usage_record
 from beliefs.services.retain import RetainItem, retain, retain_async_submit
 from memoryhub.exceptions import BatchNotFound, EpisodeNotFound
 from memoryhub.pagination import MemoryHubPagination, paginated_schema
@@ -113,6 +114,7 @@ class RecallApi(BankScopedAPIView):
             now=data.get("now"),
             kinds=tuple(data.get("kinds") or KINDS),
         )
+        recall_usage_record(bank=self.bank, tokens_used=result.tokens_used, budget_tokens=result.budget_tokens)
         return Response(recall_payload(result, explain=data["explain"], render=data["render"]))
 
 
@@ -166,12 +168,5 @@ class EpisodeReleaseApi(BankScopedAPIView):
 
     @extend_schema(request=None, responses=EpisodeOutputSerializer)
     def post(self, request, bank_slug: str, episode_id: int):
-        episode = episode_release(bank=self.bank, episode_id=episode_id)
-        audit_record(
-            request=request,
-            tenant=self.bank.tenant,
-            bank=self.bank,
-            action="episode.released",
-            target=f"episode:{episode_id}",
-        )
+        episode = episode_release_and_audit(request=request, bank=self.bank, episode_id=episode_id)
         return Response(EpisodeOutputSerializer(episode_get(bank=self.bank, episode_id=episode.pk)).data)

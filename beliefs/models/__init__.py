@@ -4,7 +4,7 @@ from beliefs.models.episodes import Episode, Provenance
 from beliefs.models.erasure import ErasureRequest, Tombstone
 from beliefs.models.facts import Extractor, Fact
 from beliefs.models.jobs import DefenseRescan, RetainBatch
-from beliefs.models.mental_models import BankUsage, MentalModel
+from beliefs.models.mental_models import BankUsage, MentalModel, RecallUsageDay
 from beliefs.models.search import BankTerm, BankTextStats
 from beliefs.models.workloads import AccountLink, ChurnPlay, Intervention, OutcomeEvent, Play, TriageDecision
 
@@ -30,6 +30,7 @@ __all__ = [
     "Fact",
     "MentalModel",
     "Provenance",
+    "RecallUsageDay",
     "RetainBatch",
     "Tombstone",
 ]

@@ -11,7 +11,8 @@ class ErasureRequest(models.Model):
     """A request to erase everything about one subject, in one bank or across the tenant.
 
     The ``receipt`` says what was removed or rebuilt (kinds and counts), when and by
-    whom; it never holds erased content. ``subject`` is kept only as a hash once done.
+    whom; it never holds erased content. ``subject`` is kept only as a hash once done, and
+    ``aliases`` (names and identifiers whose mentions elsewhere are redacted) are cleared.
     """
 
     class Status(models.TextChoices):
@@ -25,6 +26,9 @@ class ErasureRequest(models.Model):
     scope = models.CharField(max_length=8, choices=[("bank", "One bank"), ("tenant", "Every bank of the tenant")])
     subject = models.CharField(max_length=255, blank=True, default="", help_text="Cleared when the request is done.")
     subject_hash = models.CharField(max_length=64)
+    aliases = models.JSONField(
+        default=list, blank=True, help_text="Other names and identifiers of the subject; cleared when done."
+    )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     requested_by = models.CharField(max_length=200, help_text="User name or API key prefix.")
     receipt = models.JSONField(default=dict, blank=True)

@@ -63,3 +63,22 @@ class BankUsage(models.Model):
 
     def __str__(self) -> str:
         return f"bank {self.bank_id} {self.period:%Y-%m}: {self.llm_tokens_in + self.llm_tokens_out} LLM tokens"
+
+
+class RecallUsageDay(models.Model):
+    """How much of their budgets agents' recalls used, per bank and day (the dashboard's utilisation chart)."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    bank = models.ForeignKey(Bank, on_delete=models.CASCADE, related_name="recall_usage")
+    day = models.DateField()
+    recalls = models.PositiveIntegerField(default=0)
+    tokens_used = models.PositiveBigIntegerField(default=0)
+    budget_tokens = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["bank", "day"], name="%(app_label)s_%(class)s_unique_bank_day"),
+        ]
+
+    def __str__(self) -> str:
+        return f"bank {self.bank_id} {self.day}: {self.recalls} recalls, {self.tokens_used}/{self.budget_tokens} tokens"

@@ -41,6 +41,16 @@ def defense_rescan_start(*, bank: Bank) -> DefenseRescan:
     return rescan
 
 
+def defense_rescan_start_and_audit(*, request=None, bank: Bank) -> DefenseRescan:
+    """Start a re-scan on request and audit it (``defense.rescan``): the API and the Memory Defense page call this."""
+    from reviews.services.audit import audit_record
+
+    rescan = defense_rescan_start(bank=bank)
+    audit_record(request=request, tenant=bank.tenant_id, bank=bank, action="defense.rescan",
+                 target=f"rescan:{rescan.pk}")  # fmt: skip
+    return rescan
+
+
 def defense_rescan_run(*, rescan_id: int) -> DefenseRescan:
     """Run (or resume) one re-scan to the end, a chunk per transaction."""
     rescan = DefenseRescan.objects.select_related("bank").get(pk=rescan_id)

@@ -17,6 +17,7 @@ from django.utils import timezone
 from banks.models import Bank
 from beliefs.models import Episode, EpisodeEntity, ErasureRequest, Evidence, Fact, RetainBatch, Tombstone
 from beliefs.services.consolidate import lock_bank_for_consolidation, slots_refresh
+from beliefs.services.erasure_mentions import mentions_erase
 from beliefs.services.indexing import episodes_unindex
 from beliefs.services.mental_models import mental_models_refresh
 from beliefs.services.tombstones import subject_hash
@@ -97,18 +98,34 @@ def _scrub_unsupported(bank: Bank, belief_ids) -> int:
     return len(orphans)
 
 
-def erasure_request_create(*, tenant, bank: Bank | None, subject: str, requested_by: str) -> ErasureRequest:
-    """Record an erasure of ``subject`` (in ``bank``, or the whole tenant when ``bank`` is None) and queue it."""
+def erasure_request_create(
+    *, tenant, bank: Bank | None, subject: str, requested_by: str, aliases: list[str] | None = None
+) -> ErasureRequest:
+    """Record an erasure of ``subject`` (in ``bank``, or the whole tenant when ``bank`` is None) and queue it.
+
+    ``aliases``: other names and identifiers of the subject (e-mail, phone, account id) whose
+    mentions in other subjects' memory are redacted too.
+    """
     request = ErasureRequest.objects.create(
         tenant=tenant,
         bank=bank,
         scope="bank" if bank else "tenant",
         subject=subject,
+        aliases=list(aliases or []),
         subject_hash=subject_hash(tenant_id=tenant.pk, subject=subject),
         requested_by=requested_by[:200],
     )
     enqueue_on_commit(TaskName.RUN_ERASURE, request_id=request.pk, tenant_id=tenant.pk)
     return request
+
+
+def erasure_request_create_and_audit(
+    *, request=None, tenant, bank: Bank | None, subject: str, requested_by: str, **options
+) -> ErasureRequest:
+    """File an erasure request (``erasure_request_create``) and audit it: the API and the erasure page call this."""
+    erasure = erasure_request_create(tenant=tenant, bank=bank, subject=subject, requested_by=requested_by, **options)
+    audit_record(request=request, tenant=tenant, bank=bank, action="erasure.requested", target=f"erasure:{erasure.pk}")
+    return erasure
 
 
 def erasure_request_run(*, request_id: int) -> ErasureRequest:
@@ -119,12 +136,16 @@ def erasure_request_run(*, request_id: int) -> ErasureRequest:
             return request
         banks = [request.bank] if request.bank_id else list(Bank.objects.filter(tenant_id=request.tenant_id))
         removed: dict[str, int] = {}
+        redacted: dict[str, int] = {}
         for bank in banks:
             removed["queued_items"] = removed.get("queued_items", 0) + _drop_queued_items(bank, request.subject)
             ids = list(Episode.objects.filter(bank=bank, subject__iexact=request.subject).values_list("id", flat=True))
             if ids:
                 for kind, count in episodes_delete(bank=bank, episode_ids=ids, erase=True).items():
                     removed[kind] = removed.get(kind, 0) + count
+            # Mentions of the subject (and its aliases) in other subjects' episodes and everything derived.
+            for kind, count in mentions_erase(bank=bank, terms=[request.subject, *request.aliases]).items():
+                redacted[kind] = redacted.get(kind, 0) + count
         Tombstone.objects.get_or_create(
             tenant_id=request.tenant_id,
             bank=request.bank,
@@ -132,6 +153,7 @@ def erasure_request_run(*, request_id: int) -> ErasureRequest:
             defaults={"erasure": request},
         )
         request.subject = ""  # from here on only the hash identifies it
+        request.aliases = []
         request.status = ErasureRequest.Status.DONE
         request.finished_at = timezone.now()
         rebuilt = removed.pop("mental_models_rebuilt", 0)
@@ -139,6 +161,9 @@ def erasure_request_run(*, request_id: int) -> ErasureRequest:
             "scope": request.scope,
             "banks": len(banks),
             "removed": dict(sorted(removed.items())),
+            "episodes_deleted": removed.get("episodes", 0),
+            "episodes_redacted": redacted.get("episodes_redacted", 0),
+            "redacted": dict(sorted(redacted.items())),
             "rebuilt": {"mental_models": rebuilt, "beliefs": removed.get("beliefs_reassessed", 0)},
             "tombstone": True,
             "requested_by": request.requested_by,
@@ -168,6 +193,15 @@ def _drop_queued_items(bank: Bank, subject: str) -> int:
             batch.items = kept
             batch.save(update_fields=["items"])
     return dropped
+
+
+def bank_forget_and_audit(*, request=None, bank: Bank, requested_by: str) -> dict:
+    """Forget a whole bank (``bank_forget``) and audit it with the receipt: ``DELETE banks/{bank}/`` and the
+    tenant settings page call this."""
+    tenant_id, slug = bank.tenant_id, bank.slug
+    receipt = bank_forget(bank=bank, requested_by=requested_by)
+    audit_record(request=request, tenant=tenant_id, action="bank.deleted", target=f"bank:{slug}", details=receipt)
+    return receipt
 
 
 def bank_forget(*, bank: Bank, requested_by: str) -> dict:

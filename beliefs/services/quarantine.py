@@ -30,3 +30,13 @@ def episode_release(*, bank: Bank, episode_id: int) -> Episode:
         facts.update(quarantined=False)
         slots_refresh(bank=bank, slots=slots)
     return episode
+
+
+def episode_release_and_audit(*, request=None, bank: Bank, episode_id: int) -> Episode:
+    """Release an episode (``episode_release``) and audit it: the API route and the Memory Defense page call this."""
+    from reviews.services.audit import audit_record
+
+    episode = episode_release(bank=bank, episode_id=episode_id)
+    audit_record(request=request, tenant=bank.tenant_id, bank=bank, action="episode.released",
+                 target=f"episode:{episode_id}")  # fmt: skip
+    return episode

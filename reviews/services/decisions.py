@@ -53,3 +53,28 @@ def review_item_decide(*, bank: Bank, item_id: int, decision: str, comment: str 
         item.comment, item.decided_by, item.decided_at = comment, actor, timezone.now()
         item.save()
     return item
+
+
+DECISIONS = tuple(_OUTCOME)
+
+
+def review_item_decide_and_audit(*, request, bank: Bank, item_id: int, decision: str, comment: str = "") -> ReviewItem:
+    """Decide an item for the person or key behind ``request`` and record the audit event.
+
+    The API and the dashboard both call this, so a decision leaves the same rows whichever
+    front end took it.
+    """
+    from reviews.services.audit import actor_of, audit_record
+
+    if decision not in _OUTCOME:
+        raise ReviewDecisionInvalid(extra={"decision": decision[:40], "allowed": list(DECISIONS)})
+    item = review_item_decide(bank=bank, item_id=item_id, decision=decision, comment=comment, actor=actor_of(request))
+    audit_record(
+        request=request,
+        tenant=bank.tenant,
+        bank=bank,
+        action=f"review.{decision}",
+        target=f"review_item:{item.pk}",
+        details={"status": item.status},
+    )
+    return item

@@ -207,6 +207,7 @@ class Episode(_Model):
 
 class ErasureRequestRequest(_RequestModel):
     subject: str = Field(description="The episodes' `subject` to erase (case-insensitive).")
+    aliases: list[str] | None = None
     bank: str | None = None
     tenant: str | None = None
 
@@ -220,6 +221,12 @@ class ErasureRequest(_Model):
     requested_by: str = Field(description="User name or API key prefix.")
     created_at: datetime
     finished_at: datetime | None = None
+
+
+class Error(_Model):
+    code: str = Field(description="Stable machine-readable code (README, 'Errors').")
+    detail: str
+    extra: dict[str, Any]
 
 
 class Evidence(_Model):
@@ -650,6 +657,7 @@ __all__ = [
     "Episode",
     "ErasureRequestRequest",
     "ErasureRequest",
+    "Error",
     "Evidence",
     "Fact",
     "ImportCounts",
@@ -714,6 +722,7 @@ DefenseRescan.model_rebuild()
 Episode.model_rebuild()
 ErasureRequestRequest.model_rebuild()
 ErasureRequest.model_rebuild()
+Error.model_rebuild()
 Evidence.model_rebuild()
 Fact.model_rebuild()
 ImportCounts.model_rebuild()

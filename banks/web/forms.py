@@ -1,0 +1,257 @@
+"""Forms of the administration pages. They parse and check input; the services do the work."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, time, timedelta
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.utils import timezone
+
+from banks.models import API_KEY_SCOPES, slug_validator
+from banks.permissions import Role
+
+#: What the role selects post, and the role each value grants (``none`` takes access away).
+BANK_ROLE_CHOICES = [
+    ("viewer", "Viewer — reads"),
+    ("reviewer", "Reviewer — also decides review items"),
+    ("bank_admin", "Bank admin — also policy, keys, erasure"),
+]
+BANK_ROLES = {"none": Role.NONE, "viewer": Role.VIEWER, "reviewer": Role.REVIEWER, "bank_admin": Role.BANK_ADMIN}
+TENANT_ROLE_CHOICES = [("member", "Member — roles per bank"), ("admin", "Tenant admin — every bank, and the tenant")]
+
+EXPIRY_CHOICES = [("", "Never"), ("7", "In 7 days"), ("30", "In 30 days"), ("90", "In 90 days"),
+                  ("365", "In a year"), ("date", "On a date…")]  # fmt: skip
+
+
+class ApiKeyForm(forms.Form):
+    """A new API key: name, scopes, expiry, rate limit, and (on the tenant page) the bank it is limited to."""
+
+    name = forms.CharField(max_length=200, help_text="Who or what uses it, e.g. triage-agent.")
+    scopes = forms.MultipleChoiceField(
+        choices=[(s, s) for s in API_KEY_SCOPES],
+        widget=forms.CheckboxSelectMultiple,
+        initial=["read", "write"],
+        help_text="read recalls; write also retains and decides reviews; admin also changes policy and keys.",
+    )
+    expires = forms.ChoiceField(choices=EXPIRY_CHOICES, required=False, label="Expires")
+    expires_on = forms.DateField(
+        required=False, label="Expiry date", widget=forms.DateInput(attrs={"type": "date"}),
+        help_text="With “On a date…”: the key stops working at the start of this day (UTC).",
+    )  # fmt: skip
+    rate_limit_per_minute = forms.IntegerField(
+        min_value=1, max_value=1_000_000, required=False, label="Rate limit per minute",
+        help_text="Empty: the server's default.",
+    )  # fmt: skip
+
+    def __init__(self, *args, banks=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if banks is not None:  # the tenant page: tenant-wide, or limited to one bank
+            choices = [("", "Every bank of the tenant")] + [(b.slug, f"Only {b.name} ({b.slug})") for b in banks]
+            self.fields["bank"] = forms.ChoiceField(choices=choices, required=False, label="Reaches")
+            self.order_fields(["name", "bank"])
+
+    def clean(self):
+        data = super().clean()
+        expires = data.get("expires")
+        if expires == "date":
+            day = data.get("expires_on")
+            if day is None:
+                self.add_error("expires_on", "Pick the day the key stops working.")
+            elif day <= timezone.now().date():
+                self.add_error("expires_on", "Pick a day after today.")
+            else:
+                data["expires_at"] = datetime.combine(day, time.min, tzinfo=UTC)
+        elif expires:
+            data["expires_at"] = timezone.now() + timedelta(days=int(expires))
+        else:
+            data["expires_at"] = None
+        return data
+
+
+class BankRoleForm(forms.Form):
+    """Give one tenant member a role on this bank (``none`` takes it away)."""
+
+    user = forms.IntegerField(widget=forms.HiddenInput)
+    role = forms.ChoiceField(choices=[*BANK_ROLE_CHOICES, ("none", "No access")])
+
+
+class AddBankMemberForm(forms.Form):
+    user = forms.TypedChoiceField(coerce=int, label="Person", choices=[])
+    role = forms.ChoiceField(choices=BANK_ROLE_CHOICES, initial="viewer")
+
+    def __init__(self, *args, candidates=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["user"].choices = [(u.pk, _person(u)) for u in candidates]
+
+
+def _person(user) -> str:
+    return f"{user.get_username()} ({user.email})" if user.email else user.get_username()
+
+
+class ErasureForm(forms.Form):
+    subject = forms.CharField(
+        max_length=255,
+        help_text="The episodes' subject exactly as retained (case does not matter), e.g. account:initech.",
+    )
+    aliases = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Other names and identifiers of the subject, one per line (e-mail, phone, account id): their "
+        "mentions in other subjects' episodes are redacted in place to [erased].",
+    )
+    confirm = forms.BooleanField(
+        label="I understand this cannot be undone: the subject's episodes and everything derived from them go.",
+    )
+
+    def clean_aliases(self) -> list[str]:
+        """The same bounds as ``POST erasure-requests/``: at most 20 aliases of 2 to 255 characters."""
+        aliases = list(
+            dict.fromkeys(line.strip() for line in self.cleaned_data["aliases"].splitlines() if line.strip())
+        )
+        if len(aliases) > 20:
+            raise forms.ValidationError("At most 20 aliases.")
+        if any(not 2 <= len(alias) <= 255 for alias in aliases):
+            raise forms.ValidationError("Each alias is 2 to 255 characters long.")
+        return aliases
+
+    def __init__(self, *args, banks=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if banks is not None:  # the tenant page: every bank at once, or one
+            choices = [("", "Every bank of the tenant")] + [(b.slug, f"Only {b.name} ({b.slug})") for b in banks]
+            self.fields["bank"] = forms.ChoiceField(choices=choices, required=False, label="Where")
+            self.order_fields(["subject", "aliases", "bank", "confirm"])
+
+
+class TenantForm(forms.Form):
+    name = forms.CharField(max_length=200)
+
+
+class BankCreateForm(forms.Form):
+    slug = forms.CharField(
+        max_length=63, validators=[slug_validator], help_text="Part of every URL and API route; cannot change."
+    )
+    name = forms.CharField(max_length=200, required=False)
+    description = forms.CharField(max_length=10000, required=False, widget=forms.Textarea(attrs={"rows": 2}))
+
+
+class BankDeleteForm(forms.Form):
+    """Which bank to forget, confirmed by typing its slug."""
+
+    bank = forms.ChoiceField(choices=[], label="Bank")
+    confirm_slug = forms.CharField(max_length=63, label="Type the bank's slug to confirm")
+
+    def __init__(self, *args, banks=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["bank"].choices = [(b.slug, f"{b.name} ({b.slug})") for b in banks]
+
+    def clean(self):
+        data = super().clean()
+        if data.get("bank") and data.get("confirm_slug", "").strip() != data["bank"]:
+            self.add_error("confirm_slug", "Type the slug of the bank you chose, exactly.")
+        return data
+
+
+class AddTenantMemberForm(forms.Form):
+    """An existing account by user name or e-mail, or a new account (its first password is shown once)."""
+
+    username = forms.CharField(
+        max_length=150, label="User name or e-mail", validators=[],
+        help_text="An existing account joins; otherwise tick “create” to make one with this user name.",
+    )  # fmt: skip
+    email = forms.EmailField(required=False, label="E-mail for a new account")
+    role = forms.ChoiceField(choices=TENANT_ROLE_CHOICES, initial="member")
+    create = forms.BooleanField(required=False, label="Create the account if there is none")
+
+    def clean(self):
+        data = super().clean()
+        name = (data.get("username") or "").strip()
+        if name:
+            data["existing"], error = find_account(name, create=bool(data.get("create")))
+            if error:
+                self.add_error("username", error)
+        return data
+
+
+class TenantRoleForm(forms.Form):
+    user = forms.IntegerField(widget=forms.HiddenInput)
+    role = forms.ChoiceField(choices=TENANT_ROLE_CHOICES)
+
+
+class AuditFilterForm(forms.Form):
+    """The audit log's filters; every one narrows an indexed scan by tenant or bank and time."""
+
+    action = forms.CharField(
+        max_length=64, required=False, help_text="Exact, or a family ending in a dot: api_key.",
+        widget=forms.TextInput(attrs={"list": "audit-actions", "placeholder": "e.g. erasure."}),
+    )  # fmt: skip
+    actor = forms.CharField(max_length=200, required=False, help_text="Starts with: user:ana, api-key:1f2e…")
+    target = forms.CharField(max_length=200, required=False, help_text="Starts with: api_key:, erasure:12")
+    request_id = forms.CharField(max_length=64, required=False, label="Request id")
+    since = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), label="From")
+    until = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), label="To (inclusive)")
+
+    def __init__(self, *args, banks=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if banks is not None:
+            choices = [("", "Every bank")] + [(b.slug, b.name) for b in banks]
+            self.fields["bank"] = forms.ChoiceField(choices=choices, required=False)
+
+    def selector_filters(self) -> dict:
+        """Keyword arguments for ``reviews.selectors.audit_events`` (empty when the form is invalid)."""
+        if not self.is_valid():
+            return {}
+        data = self.cleaned_data
+        day = timedelta(days=1)
+        return {
+            "action": data["action"].strip(),
+            "actor": data["actor"].strip(),
+            "target": data["target"].strip(),
+            "request_id": data["request_id"].strip(),
+            "bank_slug": data.get("bank") or "",
+            "since": datetime.combine(data["since"], time.min, tzinfo=UTC) if data["since"] else None,
+            "until": datetime.combine(data["until"], time.min, tzinfo=UTC) + day if data["until"] else None,
+        }
+
+
+class TenantCreateForm(forms.Form):
+    """A new tenant (staff only) and its first admin: an existing account, or a new one."""
+
+    slug = forms.CharField(max_length=63, validators=[slug_validator], help_text="Part of every URL; cannot change.")
+    name = forms.CharField(max_length=200)
+    admin = forms.CharField(max_length=150, label="First admin (user name or e-mail)")
+    email = forms.EmailField(required=False, label="E-mail for a new account")
+    create = forms.BooleanField(required=False, label="Create the account if there is none")
+
+    def clean_slug(self):
+        from banks.models import Tenant
+
+        slug = self.cleaned_data["slug"]
+        if Tenant.objects.filter(slug=slug).exists():
+            raise forms.ValidationError("A tenant with this slug exists.")
+        return slug
+
+    def clean(self):
+        data = super().clean()
+        name = (data.get("admin") or "").strip()
+        if name:
+            data["existing"], error = find_account(name, create=bool(data.get("create")))
+            if error:
+                self.add_error("admin", error)
+        return data
+
+
+def find_account(name: str, *, create: bool):
+    """``(account or None, error or None)`` for a user name or e-mail; None with no error means "create it"."""
+    users = get_user_model().objects
+    found = users.filter(username=name).first() or (users.filter(email__iexact=name).first() if "@" in name else None)
+    if found is not None:
+        return found, None
+    if not create:
+        return None, "No account has this user name or e-mail; tick “create” to make one."
+    try:
+        UnicodeUsernameValidator()(name)
+    except forms.ValidationError as exc:
+        return None, exc.messages[0]
+    return None, None

@@ -1,0 +1,117 @@
+"""API key pages: a bank's keys (bank admins) and the tenant's keys (tenant admins).
+
+A new key's secret is shown exactly once. The POST that issues it keeps it in the
+session for the one GET it redirects to, which takes it out again: a reload, the back
+button or another tab never shows it a second time, and only its digest is stored.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect
+
+from banks.models import ApiKey
+from banks.permissions import Role
+from banks.services.api_keys import api_key_issue_and_audit, api_key_revoke_and_audit
+from banks.web.access import BankPageView, TenantPageView
+from banks.web.forms import ApiKeyForm
+
+SESSION_KEY = "dashboard-issued-api-key"
+
+
+class _ApiKeyPage:
+    """Shared by the bank and tenant pages; subclasses say which keys they list and where a new key goes."""
+
+    template = "banks/api_keys.html"
+
+    def keys(self):
+        raise NotImplementedError
+
+    def make_form(self, data=None) -> ApiKeyForm:
+        return ApiKeyForm(data)
+
+    def bank_for(self, form: ApiKeyForm):
+        raise NotImplementedError
+
+    def back(self):
+        raise NotImplementedError
+
+    def get(self, request, form=None, **kwargs):
+        issued = request.session.pop(SESSION_KEY, None)
+        if issued and issued.get("tenant") != self.tenant.pk:
+            issued = None  # issued on another tenant's page: never shown here
+        keys = list(self.keys().select_related("bank", "created_by").order_by("-created_at", "-id"))
+        response = self.render(
+            self.template,
+            {"form": form or self.make_form(), "keys": keys, "issued": issued, "bank_page": self.is_bank_page},
+            status=400 if form is not None else 200,
+        )
+        response["Cache-Control"] = "no-store"  # the page may carry a secret once
+        return response
+
+    def post(self, request, **kwargs):
+        if request.POST.get("action") == "revoke":
+            api_key = self.keys().filter(prefix=request.POST.get("prefix", "")).first()
+            if api_key is None:
+                raise Http404("No such API key here.")
+            api_key_revoke_and_audit(request=request, api_key=api_key)
+            messages.success(request, f"Key {api_key.name} ({api_key.prefix}) revoked: it no longer authenticates.")
+            return self.back()
+        form = self.make_form(request.POST)
+        if not form.is_valid():
+            return self.get(request, form=form)
+        data = form.cleaned_data
+        issued = api_key_issue_and_audit(
+            request=request,
+            tenant=self.tenant,
+            bank=self.bank_for(form),
+            name=data["name"],
+            created_by=request.user,
+            scopes=data["scopes"],
+            expires_at=data["expires_at"],
+            rate_limit_per_minute=data["rate_limit_per_minute"],
+        )
+        request.session[SESSION_KEY] = {
+            "tenant": self.tenant.pk,
+            "prefix": issued.api_key.prefix,
+            "name": issued.api_key.name,
+            "key": issued.raw_key,
+        }
+        return self.back()
+
+
+class BankApiKeysPage(_ApiKeyPage, BankPageView):
+    """Keys limited to this bank."""
+
+    roles = {"GET": Role.BANK_ADMIN, "POST": Role.BANK_ADMIN}
+    is_bank_page = True
+
+    def keys(self):
+        return ApiKey.objects.filter(tenant=self.tenant, bank=self.bank)
+
+    def bank_for(self, form):
+        return self.bank
+
+    def back(self):
+        return redirect("banks_web:bank-api-keys", tenant_slug=self.tenant.slug, bank_slug=self.bank.slug)
+
+
+class TenantApiKeysPage(_ApiKeyPage, TenantPageView):
+    """Every key of the tenant: tenant-wide ones and those limited to one bank."""
+
+    roles = {"GET": Role.TENANT_ADMIN, "POST": Role.TENANT_ADMIN}
+    is_bank_page = False
+
+    def keys(self):
+        return ApiKey.objects.filter(tenant=self.tenant)
+
+    def make_form(self, data=None) -> ApiKeyForm:
+        return ApiKeyForm(data, banks=self.page.banks)
+
+    def bank_for(self, form):
+        slug = form.cleaned_data.get("bank")
+        return next((b for b in self.page.banks if b.slug == slug), None) if slug else None
+
+    def back(self):
+        return redirect("banks_web:tenant-api-keys", tenant_slug=self.tenant.slug)

@@ -1,0 +1,83 @@
+"""The dashboard's navigation: one list of entries, filtered by scope, role and whether the page exists.
+
+An entry whose URL name does not resolve yet is skipped, so a new page appears in the
+menu as soon as its URL is added. Bank entries are reversed with the tenant and bank
+slugs, tenant entries with the tenant slug.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.urls import NoReverseMatch, reverse
+
+from banks.permissions import Role
+
+
+@dataclass(frozen=True)
+class NavEntry:
+    label: str
+    url_name: str
+    scope: str  # "bank" or "tenant"
+    section: str  # "memory", "workloads" or "admin"
+    min_role: Role = Role.VIEWER
+    badge: str = ""  # name of a count the page context provides (e.g. "pending_reviews")
+
+
+ENTRIES: list[NavEntry] = [
+    NavEntry("Overview", "beliefs_web:bank-overview", "bank", "memory"),
+    NavEntry("Review queue", "reviews_web:queue", "bank", "memory", badge="pending_reviews"),
+    NavEntry("Beliefs", "beliefs_web:belief-list", "bank", "memory"),
+    NavEntry("Episodes", "beliefs_web:episode-list", "bank", "memory"),
+    NavEntry("Recall playground", "beliefs_web:recall", "bank", "memory"),
+    NavEntry("Mental models", "beliefs_web:mental-model-list", "bank", "memory"),
+    NavEntry("Anomaly suppressions", "beliefs_web:suppression-log", "bank", "workloads"),
+    NavEntry("Churn plays", "beliefs_web:churn-plays", "bank", "workloads"),
+    # Administration pages (banks/ views): bank settings need bank admin, tenant pages a tenant admin.
+    NavEntry("Bank policy", "banks_web:bank-policy", "bank", "admin", Role.BANK_ADMIN),
+    NavEntry("Members and roles", "banks_web:bank-members", "bank", "admin", Role.BANK_ADMIN),
+    NavEntry("API keys", "banks_web:bank-api-keys", "bank", "admin", Role.BANK_ADMIN),
+    NavEntry("Erasure requests", "banks_web:bank-erasure", "bank", "admin", Role.BANK_ADMIN),
+    NavEntry("Memory Defense", "banks_web:bank-defense", "bank", "admin", Role.BANK_ADMIN),
+    NavEntry("Audit log", "banks_web:bank-audit", "bank", "admin", Role.BANK_ADMIN),
+    NavEntry("Tenant overview", "banks_web:tenant-home", "tenant", "tenant"),
+    NavEntry("Tenant settings", "banks_web:tenant-settings", "tenant", "tenant", Role.TENANT_ADMIN),
+    NavEntry("Tenant members", "banks_web:tenant-members", "tenant", "tenant", Role.TENANT_ADMIN),
+    NavEntry("Tenant API keys", "banks_web:tenant-api-keys", "tenant", "tenant", Role.TENANT_ADMIN),
+    NavEntry("Tenant erasure requests", "banks_web:tenant-erasure", "tenant", "tenant", Role.TENANT_ADMIN),
+    NavEntry("Tenant audit log", "banks_web:tenant-audit", "tenant", "tenant", Role.TENANT_ADMIN),
+]
+
+SECTION_TITLES = {"memory": "Memory", "workloads": "Workloads", "admin": "Bank admin", "tenant": "Tenant"}
+
+
+@dataclass(frozen=True)
+class NavLink:
+    label: str
+    url: str
+    active: bool
+    badge: int | None = None
+
+
+def navigation(page, current_path: str, badges: dict[str, int] | None = None) -> list[tuple[str, list[NavLink]]]:
+    """``[(section title, [links])]`` for ``page`` (a ``banks.web.access.Page``), in menu order."""
+    badges = badges or {}
+    sections: dict[str, list[NavLink]] = {}
+    for entry in ENTRIES:
+        if entry.scope == "bank":
+            if page.bank is None or page.role < entry.min_role:
+                continue
+            kwargs = {"tenant_slug": page.tenant.slug, "bank_slug": page.bank.slug}
+        else:
+            if page.tenant_role < entry.min_role:
+                continue
+            kwargs = {"tenant_slug": page.tenant.slug}
+        try:
+            url = reverse(entry.url_name, kwargs=kwargs)
+        except NoReverseMatch:
+            continue  # the page is not built (yet)
+        # The overview is the prefix of every bank page: only an exact match lights it.
+        is_root = entry.url_name in {"beliefs_web:bank-overview", "banks_web:tenant-home"}
+        active = current_path == url if is_root else current_path.startswith(url)
+        sections.setdefault(entry.section, []).append(NavLink(entry.label, url, active, badges.get(entry.badge)))
+    return [(SECTION_TITLES[name], links) for name, links in sections.items()]

@@ -1,0 +1,162 @@
+"""Tenant administration pages: the tenant's name and banks, and its members with their tenant role.
+
+Tenant admins only. A new account's first password is shown once, like an API key.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.db.models import Count, Q
+from django.http import Http404
+from django.shortcuts import redirect
+
+from banks.models import ApiKey, Bank, BankUserObjectPermission, Membership
+from banks.permissions import Role
+from banks.services.banks import bank_create_and_audit, membership_remove, membership_set, tenant_update
+from banks.web.access import TenantPageView
+from banks.web.forms import AddTenantMemberForm, BankCreateForm, BankDeleteForm, TenantForm, TenantRoleForm
+from beliefs.services.forget import bank_forget_and_audit
+from memoryhub.exceptions import BankSlugTaken
+from reviews.services.audit import actor_of
+
+ADMIN = {"GET": Role.TENANT_ADMIN, "POST": Role.TENANT_ADMIN}
+SESSION_PASSWORD = "dashboard-new-account-password"
+
+
+class TenantSettingsPage(TenantPageView):
+    """The tenant's name, its banks (with members and keys per bank), and a new bank."""
+
+    roles = ADMIN
+
+    def get(self, request, tenant_slug: str, tenant_form=None, bank_form=None, delete_form=None):
+        banks = list(
+            Bank.objects.filter(tenant=self.tenant)
+            .annotate(
+                keys=Count("api_keys", filter=Q(api_keys__revoked_at__isnull=True), distinct=True),
+                people=Count("bankuserobjectpermission__user", distinct=True),
+            )
+            .order_by("slug")
+        )
+        return self.render(
+            "banks/tenant_settings.html",
+            {
+                "tenant_form": tenant_form or TenantForm(initial={"name": self.tenant.name}),
+                "bank_form": bank_form or BankCreateForm(),
+                "delete_form": delete_form or BankDeleteForm(banks=banks),
+                "banks": banks,
+                "members": Membership.objects.filter(tenant=self.tenant).count(),
+            },
+            status=400 if (tenant_form or bank_form or delete_form) is not None else 200,
+        )
+
+    def post(self, request, tenant_slug: str):
+        if request.POST.get("action") == "delete-bank":
+            form = BankDeleteForm(request.POST, banks=self.page.banks)
+            if not form.is_valid():
+                return self.get(request, tenant_slug, delete_form=form)
+            bank = next(b for b in self.page.banks if b.slug == form.cleaned_data["bank"])
+            receipt = bank_forget_and_audit(request=request, bank=bank, requested_by=actor_of(request))
+            counts = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in receipt["removed"].items())
+            messages.success(request, f"Bank {receipt['bank']} deleted with everything in it: {counts}.")
+            return redirect("banks_web:tenant-settings", tenant_slug=tenant_slug)
+        if request.POST.get("action") == "create-bank":
+            form = BankCreateForm(request.POST)
+            if not form.is_valid():
+                return self.get(request, tenant_slug, bank_form=form)
+            try:
+                bank = bank_create_and_audit(request=request, tenant=self.tenant, created_by=None, **form.cleaned_data)
+            except BankSlugTaken:
+                form.add_error("slug", "This tenant already has a bank with this slug.")
+                return self.get(request, tenant_slug, bank_form=form)
+            messages.success(request, f"Bank {bank.slug} created. Give people roles on it under Members and roles.")
+            return redirect("banks_web:bank-policy", tenant_slug=tenant_slug, bank_slug=bank.slug)
+        form = TenantForm(request.POST)
+        if not form.is_valid():
+            return self.get(request, tenant_slug, tenant_form=form)
+        tenant_update(tenant=self.tenant, name=form.cleaned_data["name"], actor=actor_of(request))
+        messages.success(request, "Tenant renamed.")
+        return redirect("banks_web:tenant-settings", tenant_slug=tenant_slug)
+
+
+class TenantMembersPage(TenantPageView):
+    """Members of the tenant: add (an existing account or a new one), make admin or member, remove."""
+
+    roles = ADMIN
+
+    def get(self, request, tenant_slug: str, add_form=None):
+        memberships = list(
+            Membership.objects.filter(tenant=self.tenant).select_related("user").order_by("user__username")
+        )
+        bank_counts = dict(
+            BankUserObjectPermission.objects.filter(
+                content_object__tenant=self.tenant, permission__codename="view_bank"
+            )
+            .values_list("user_id")
+            .annotate(n=Count("content_object", distinct=True))
+            .order_by()
+        )
+        keys = dict(
+            ApiKey.objects.filter(tenant=self.tenant, revoked_at__isnull=True, created_by__isnull=False)
+            .values_list("created_by")
+            .annotate(n=Count("id"))
+            .order_by()
+        )
+        rows = [(m, bank_counts.get(m.user_id, 0), keys.get(m.user_id, 0)) for m in memberships]
+        return self.render(
+            "banks/tenant_members.html",
+            {
+                "rows": rows,
+                "add_form": add_form or AddTenantMemberForm(),
+                "new_password": request.session.pop(SESSION_PASSWORD, None),
+                "bank_total": len(self.page.banks),
+            },
+            status=400 if add_form is not None else 200,
+        )
+
+    def post(self, request, tenant_slug: str):
+        action = request.POST.get("action")
+        if action == "add":
+            return self._add(request, tenant_slug)
+        form = TenantRoleForm(request.POST)
+        if action != "remove" and not form.is_valid():
+            raise Http404("No such member.")
+        user_id = request.POST.get("user", "")
+        members = Membership.objects.filter(tenant=self.tenant)
+        membership = members.filter(user_id=user_id).first() if user_id.isdigit() else None
+        if membership is None:  # not a member here: as if the person did not exist
+            raise Http404("No such member.")
+        user = get_user_model().objects.get(pk=membership.user_id)
+        if user.pk == request.user.pk:
+            messages.error(request, "You cannot change or remove your own membership; ask another tenant admin.")
+        elif action == "remove":
+            membership_remove(tenant=self.tenant, user=user, actor=actor_of(request))
+            messages.success(request, f"{user.get_username()} removed from {self.tenant.name}, with every bank role.")
+        else:
+            role = Membership.Role.ADMIN if form.cleaned_data["role"] == "admin" else Membership.Role.ANALYST
+            membership_set(tenant=self.tenant, user=user, role=role, actor=actor_of(request))
+            what = "a tenant admin" if role == Membership.Role.ADMIN else "a member (roles per bank)"
+            messages.success(request, f"{user.get_username()} is now {what}.")
+        return redirect("banks_web:tenant-members", tenant_slug=tenant_slug)
+
+    def _add(self, request, tenant_slug: str):
+        form = AddTenantMemberForm(request.POST)
+        if not form.is_valid():
+            return self.get(request, tenant_slug, add_form=form)
+        data = form.cleaned_data
+        user = data["existing"]
+        if user is None:
+            password = secrets.token_urlsafe(12)
+            user = get_user_model().objects.create_user(
+                username=data["username"].strip(), email=data["email"], password=password
+            )
+            request.session[SESSION_PASSWORD] = {"username": user.get_username(), "password": password}
+        elif Membership.objects.filter(tenant=self.tenant, user=user).exists():
+            form.add_error("username", f"{user.get_username()} is already a member.")
+            return self.get(request, tenant_slug, add_form=form)
+        role = Membership.Role.ADMIN if data["role"] == "admin" else Membership.Role.ANALYST
+        membership_set(tenant=self.tenant, user=user, role=role, actor=actor_of(request))
+        messages.success(request, f"{user.get_username()} joined {self.tenant.name}. Give them roles per bank.")
+        return redirect("banks_web:tenant-members", tenant_slug=tenant_slug)

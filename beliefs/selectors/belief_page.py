@@ -1,0 +1,48 @@
+"""Reads behind the belief page: evidence with its episodes, and what relies on a belief."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from banks.models import Bank
+from beliefs.extractors import claim_key
+from beliefs.models import Belief, Evidence, MentalModel, Play, TriageDecision
+
+
+def belief_evidence(*, bank: Bank, belief: Belief) -> list[Evidence]:
+    """Every evidence row of ``belief`` with its episode (text only, no vectors), newest first per stance."""
+    return list(
+        Evidence.objects.filter(bank=bank, belief=belief)
+        .select_related("episode")
+        .defer("episode__embedding", "episode__search_vector", "episode__metadata")
+        .order_by("stance", "-observed_at", "-id")
+    )
+
+
+@dataclass(frozen=True)
+class Dependents:
+    mental_models: list[MentalModel]
+    suppressions: list[TriageDecision]
+    suppression_count: int
+    plays: list[Play]
+
+
+def belief_dependents(*, bank: Bank, belief: Belief, limit: int = 10) -> Dependents:
+    """Mental models citing ``belief``, suppressions resting on it, plays about the same play and segment."""
+    models = list(
+        MentalModel.objects.filter(bank=bank, source_belief_ids__contains=[belief.pk])
+        .only("id", "name", "question", "status", "refreshed_at")
+        .order_by("name")
+    )
+    suppressions = TriageDecision.objects.filter(bank=bank, belief=belief, decision=TriageDecision.Decision.SUPPRESS)
+    plays = [
+        play
+        for play in Play.objects.filter(bank=bank).exclude(play="").only("id", "text", "play", "segment", "created_at")
+        if claim_key(f"play {play.play} in segment {play.segment}") == belief.subject_key
+    ]
+    return Dependents(
+        mental_models=models,
+        suppressions=list(suppressions.order_by("-decided_at")[:limit]),
+        suppression_count=suppressions.count(),
+        plays=plays,
+    )

@@ -1,0 +1,103 @@
+"""Review queue pages: pending items by kind, decisions through the same service as the API.
+
+A decision posted from the page goes through ``review_item_decide_and_audit`` exactly like
+``POST …/review-items/{id}/{decision}``, so both leave identical rows. With htmx the
+decided item is swapped in place (``templates/reviews/partials/item.html``); without
+JavaScript the form posts and the page reloads.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.shortcuts import redirect
+from django.urls import reverse
+
+from banks.permissions import Role
+from banks.web.access import BankPageView, get_in_bank
+from beliefs.web.pagination import paginate
+from memoryhub.exceptions import MemoryHubError
+from reviews.models import ReviewItem
+from reviews.selectors import contested_beliefs, lesson_support, review_counts, review_items
+from reviews.services.decisions import review_item_decide_and_audit
+
+KINDS = [("", "All"), *ReviewItem.Kind.choices]
+
+
+class ReviewQueuePage(BankPageView):
+    def get(self, request, tenant_slug: str, bank_slug: str):
+        kind = request.GET.get("kind", "")
+        kind = kind if kind in ReviewItem.Kind.values else ""
+        decided = request.GET.get("view") == "decided"
+        page = paginate(request, review_items(bank=self.bank, kind=kind or None, decided=decided))
+        items = list(page)
+        return self.render(
+            "reviews/queue.html",
+            {
+                "items": items,
+                "page_obj": page,
+                "kind": kind,
+                "kinds": KINDS,
+                "decided_view": decided,
+                "counts": review_counts(bank=self.bank),
+                "support": lesson_support(bank=self.bank, items=items),
+                "contested": contested_beliefs(bank=self.bank, limit=10) if not decided and not kind else [],
+            },
+        )
+
+
+class ReviewDecidePage(BankPageView):
+    """POST accept / reject / overturn for one item (reviewers)."""
+
+    roles = {"POST": Role.REVIEWER}
+
+    def post(self, request, tenant_slug: str, bank_slug: str, item_id: int):
+        get_in_bank(ReviewItem.objects.all(), self.bank, pk=item_id)
+        decision, comment = request.POST.get("decision", ""), request.POST.get("comment", "").strip()
+        error = ""
+        try:
+            review_item_decide_and_audit(
+                request=request, bank=self.bank, item_id=item_id, decision=decision, comment=comment
+            )
+        except MemoryHubError as exc:  # shown next to the item; nothing was changed
+            error = str(exc.detail)
+        if request.headers.get("HX-Request"):
+            item = (
+                ReviewItem.objects.filter(bank=self.bank, pk=item_id)
+                .select_related("belief", "triage")
+                .defer("belief__embedding", "belief__search_vector")
+                .get()
+            )
+            return self.render(
+                "reviews/partials/item.html",
+                {"item": item, "error": error, "support": lesson_support(bank=self.bank, items=[item])},
+            )
+        if error:
+            messages.error(request, f"Review item {item_id}: {error}")
+        else:
+            messages.success(request, f"Review item {item_id}: {decision} recorded.")
+        return redirect(f"{reverse('reviews_web:queue', kwargs=self.kwargs_for_queue())}#item-{item_id}")
+
+    def kwargs_for_queue(self) -> dict:
+        return {"tenant_slug": self.tenant.slug, "bank_slug": self.bank.slug}
+
+
+class ReviewBulkAcceptPage(BankPageView):
+    """POST ``item`` ids: accept each pending one (already decided ones are skipped and reported)."""
+
+    roles = {"POST": Role.REVIEWER}
+
+    def post(self, request, tenant_slug: str, bank_slug: str):
+        ids = [int(value) for value in request.POST.getlist("item") if value.isdigit()][:200]
+        accepted, skipped = 0, []
+        for item_id in ids:
+            try:
+                review_item_decide_and_audit(request=request, bank=self.bank, item_id=item_id, decision="accept")
+                accepted += 1
+            except MemoryHubError:
+                skipped.append(str(item_id))
+        if not ids:
+            messages.error(request, "Select items first (x on the keyboard), then accept them together.")
+        else:
+            note = f" Skipped {len(skipped)} already decided or unknown: {', '.join(skipped)}." if skipped else ""
+            messages.success(request, f"Accepted {accepted} item{'s' if accepted != 1 else ''}.{note}")
+        return redirect("reviews_web:queue", tenant_slug=tenant_slug, bank_slug=bank_slug)

@@ -1,0 +1,36 @@
+"""Fixtures for the dashboard: a bank with one person per role, and clients signed in as each."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from banks.permissions import Role
+from tests.web.builders import OpsBank, build_ops_bank
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    """People are created by the dozen here; the production hasher's cost buys nothing in tests."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def ops(db) -> OpsBank:
+    return build_ops_bank()
+
+
+@pytest.fixture
+def client_as(ops):
+    """``client_as(Role.REVIEWER)``: a Django test client signed in as that person (CSRF checks on)."""
+
+    def make(role: Role) -> Client:
+        client = Client(enforce_csrf_checks=False)
+        client.force_login(ops.users[role])
+        return client
+
+    return make
+
+
+def bank_path(ops: OpsBank, path: str = "") -> str:
+    return f"/t/{ops.tenant.slug}/banks/{ops.bank.slug}/{path}"
