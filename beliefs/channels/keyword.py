@@ -170,7 +170,7 @@ def _indexed_matches(bank, lexemes) -> list[int]:
     """Ids of the bank's episodes containing any of ``lexemes``, found through the GIN index.
 
     Row-level security keeps PostgreSQL from using the index for ``@@`` (not a leakproof operator), so the
-    match runs in ``memoryhub_keyword_matches`` (migration 0016), which checks the caller's tenant itself."""
+    match runs in ``memoryhub_keyword_matches`` (migration 0018), which checks the caller's tenant itself."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT public.memoryhub_keyword_matches(%s, to_tsquery('simple'::regconfig, %s), %s)",

@@ -27,7 +27,7 @@ $fn$;
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("beliefs", "0015_episode_injection_spans"),
+        ("beliefs", "0017_recall_usage"),
     ]
 
     operations = [
