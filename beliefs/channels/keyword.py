@@ -151,7 +151,10 @@ def _bm25_over_matches(bank: Bank, scoped, lexemes, terms: QueryTerms, limit: in
     # even the rarest word is everywhere, an unordered slice keeps the heap scan short.
     query = _tsquery(lexemes)
     if _row_security_applies():
-        scoped = scoped.filter(id__in=_indexed_matches(bank, lexemes))
+        matches = _indexed_matches(bank, lexemes)
+        if not matches:  # nothing to score (an empty IN list would not compile to SQL at all)
+            return []
+        scoped = scoped.filter(id__in=matches)
     else:
         scoped = scoped.filter(search_vector=query)
     candidates = scoped.order_by().values("id", "search_vector")[:_MAX_SCORED]

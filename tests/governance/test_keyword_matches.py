@@ -65,3 +65,11 @@ def test_keyword_search_as_the_request_role_goes_through_the_index_match(two_ban
         assert [h.item_id for h in keyword.search(bank=a.bank, query_text="zanzibar shipment", limit=10)] == [
             h.item_id for h in hits
         ]
+
+
+def test_keyword_search_as_the_request_role_with_no_index_match_returns_nothing(two_banks, monkeypatch):
+    a, _ = two_banks
+    monkeypatch.setattr(keyword, "_indexed_matches", lambda *args: [])
+    with transaction.atomic():
+        set_request_tenant(a.tenant.pk)
+        assert keyword.search(bank=a.bank, query_text="zanzibar shipment", limit=10) == []
