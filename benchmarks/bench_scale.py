@@ -53,7 +53,8 @@ def load_bank(
     vector_format = "[" + ",".join(["%.6f"] * vectors.shape[1]) + "]"
     columns = (
         "tenant_id, bank_id, content, occurred_at, recorded_at, source, subject, thread,"
-        " provenance, metadata, content_hash, dedupe_key, token_count, embedding, mentions_time, injection_flags"
+        " provenance, metadata, content_hash, dedupe_key, token_count, embedding, mentions_time, injection_flags,"
+        " injection_spans"
     )
     with Timer() as copy_timer, connection.cursor() as cursor:
         # COPY cannot write a table under row-level security: stage the rows, then one INSERT … SELECT.
@@ -95,6 +96,7 @@ def load_bank(
                             text["tokens"],
                             vector_format % tuple(vector.tolist()),
                             False,
+                            "[]",
                             "[]",
                         )
                     )

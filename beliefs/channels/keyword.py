@@ -23,6 +23,7 @@ from banks.models import Bank
 from beliefs.engine.types import Hit, RecallFilters
 from beliefs.models.episodes import SEARCH_CONFIG
 from beliefs.selectors.episodes import episodes_matching
+from memoryhub.tenancy import request_role
 
 CHANNEL = "keyword"
 K1 = 1.2
@@ -32,6 +33,8 @@ _SAFE_LEXEME = re.compile(r"^[\w.\-/:@+]{1,200}$")
 # the candidates BM25 scores, so a query of common words stays cheap on big banks.
 _CANDIDATE_BUDGET = 1000
 _MAX_SCORED = 1500
+# Bound on the ids the index match hands back before the recall filters apply.
+_INDEX_MATCHES = 2 * _MAX_SCORED
 
 
 @dataclass(frozen=True)
@@ -139,16 +142,44 @@ def search(
     constraints = websearch_constraints(query_text)
     if constraints:
         scoped = scoped.filter(search_vector=SearchQuery(constraints, search_type="websearch", config=SEARCH_CONFIG))
-    rows = _bm25_over_matches(scoped, terms.selective, terms, limit)
+    rows = _bm25_over_matches(bank, scoped, terms.selective, terms, limit)
     return [Hit(item_id=pk, channel=CHANNEL, rank=rank, score=score) for rank, (pk, score) in enumerate(rows, 1)]
 
 
-def _bm25_over_matches(scoped, lexemes, terms: QueryTerms, limit: int) -> list[tuple[int, float]]:
+def _bm25_over_matches(bank: Bank, scoped, lexemes, terms: QueryTerms, limit: int) -> list[tuple[int, float]]:
     # The selecting lexemes reach about _CANDIDATE_BUDGET episodes, and every match is scored. When
     # even the rarest word is everywhere, an unordered slice keeps the heap scan short.
-    candidates = scoped.filter(search_vector=_tsquery(lexemes)).order_by().values("id", "search_vector")[:_MAX_SCORED]
+    query = _tsquery(lexemes)
+    if _row_security_applies():
+        matches = _indexed_matches(bank, lexemes)
+        if not matches:  # nothing to score (an empty IN list would not compile to SQL at all)
+            return []
+        scoped = scoped.filter(id__in=matches)
+    else:
+        scoped = scoped.filter(search_vector=query)
+    candidates = scoped.order_by().values("id", "search_vector")[:_MAX_SCORED]
     sql, params = candidates.query.sql_with_params()
     return _bm25(sql, list(params), terms, limit)
+
+
+def _row_security_applies() -> bool:
+    """Whether this session is the request role (row-level security filters it) rather than the maintenance role."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_user = %s", [request_role()])
+        return bool(cursor.fetchone()[0])
+
+
+def _indexed_matches(bank, lexemes) -> list[int]:
+    """Ids of the bank's episodes containing any of ``lexemes``, found through the GIN index.
+
+    Row-level security keeps PostgreSQL from using the index for ``@@`` (not a leakproof operator), so the
+    match runs in ``memoryhub_keyword_matches`` (migration 0018), which checks the caller's tenant itself."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT public.memoryhub_keyword_matches(%s, to_tsquery('simple'::regconfig, %s), %s)",
+            [bank.pk, " | ".join(f"'{lexeme}'" for lexeme in lexemes), _INDEX_MATCHES],
+        )
+        return [row[0] for row in cursor.fetchall()]
 
 
 def scores_for(*, bank: Bank, terms: QueryTerms, episode_ids: list[int]) -> dict[int, float]:

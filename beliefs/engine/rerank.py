@@ -127,19 +127,21 @@ def collapse_duplicates(
     matrix = np.stack([vectors.get(pk, blank) for pk in ids])
     similarity = matrix @ matrix.T
     words = [_words(texts.get(pk, "")) for pk in ids]
+    # Only pairs this close in meaning can be duplicates: one vectorised comparison, then words for those few.
+    close = similarity >= threshold - 0.02
     kept: list[int] = []
+    is_kept = np.zeros(len(ids), dtype=bool)
     absorbed: dict[int, list[int]] = {}
     for index, pk in enumerate(ids):
         duplicate_of = None
-        if kept:
-            kept_array = np.array(kept)
-            for other in kept_array[similarity[index, kept_array] >= threshold - 0.02]:
-                overlap = _same_words(words[index], words[other])
-                if overlap == 1.0 or (similarity[index, other] >= threshold and overlap >= DUPLICATE_WORD_OVERLAP):
-                    duplicate_of = int(other)
-                    break
+        for other in np.flatnonzero(close[index, :index] & is_kept[:index]):
+            overlap = _same_words(words[index], words[other])
+            if overlap == 1.0 or (similarity[index, other] >= threshold and overlap >= DUPLICATE_WORD_OVERLAP):
+                duplicate_of = int(other)
+                break
         if duplicate_of is None:
             kept.append(index)
+            is_kept[index] = True
         else:
             absorbed.setdefault(ids[duplicate_of], []).append(pk)
     return [
