@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ahocorasick_rs import AhoCorasick
 
-from beliefs.defense.injection_rules import CASED, DISCUSSION, FAMILIES, RULES
+from beliefs.defense.injection_rules import CASED, CASED_LITERALS, DISCUSSION, FAMILIES, RULES
 from beliefs.defense.normalise import folded
 from beliefs.defense.triggers import required_literals
 
@@ -41,9 +41,16 @@ _SMUGGLING = re.compile(
     "(?=[\x21-\x7e])|(?<=.)\ufeff|[\U000e0100-\U000e01ef]{2,}",
     re.S,
 )
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]")
+# Every alternative of ``_SMUGGLING`` matches at one of these characters (a fast first test).
+_SUSPECT = re.compile(
+    "[\U000e0000-\U000e007f\U000e0100-\U000e01ef\u202a-\u202e\u2066-\u2069\u200b-\u200d\u2060-\u2064\u180e\ufeff"
+    "\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]"
+)
 _LATIN = re.compile(r"[A-Za-z]")
 _CONFUSABLE_SCRIPTS = re.compile(r"[\u0370-\u03ff\u0400-\u04ff]")
-_MIXED_WORD = re.compile(r"\w*(?:[A-Za-z][\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff][A-Za-z])\w*")
+_MIXED_PAIR = re.compile(r"[A-Za-z][\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff][A-Za-z]")
+_WORD_REST = re.compile(r"\w*")
 _SCRIPT_WORD = re.compile(r"(?<![^\W\d_])(?:(?![A-Za-z])[^\W\d_])+")
 _FULLWIDTH = re.compile(r"[\uff21-\uff3a\uff41-\uff5a]{3,}")
 
@@ -84,9 +91,10 @@ _RULES = [(family, pattern, frozenset(required_literals(pattern))) for family, p
 _LITERALS = AhoCorasick(sorted(set().union(*(literals for _, _, literals in _RULES))))
 
 
-def _rule_findings(variant: str, index, rules) -> list[InjectionFinding]:
+def _rule_findings(variant: str, index, rules, present=None) -> list[InjectionFinding]:
     out = []
-    present = set(_LITERALS.find_matches_as_strings(variant, overlapping=True))
+    if present is None:
+        present = set(_LITERALS.find_matches_as_strings(variant, overlapping=True))
     for family, pattern, literals in rules:
         if literals and literals.isdisjoint(present):
             continue
@@ -98,23 +106,48 @@ def _rule_findings(variant: str, index, rules) -> list[InjectionFinding]:
     return out
 
 
-_CASED = [(family, pattern, frozenset()) for family, pattern in CASED]
+_CASED = [(family, pattern, frozenset(literals)) for (family, pattern), literals in zip(CASED, CASED_LITERALS, strict=True)]
+
+
+def _cased_findings(text: str) -> list[InjectionFinding]:
+    present = {literal for _, _, literals in _CASED for literal in literals if literal in text}
+    return _rule_findings(text, range(len(text)), _CASED, present) if present else []
 
 
 def _unicode_findings(text: str) -> list[InjectionFinding]:
+    if text.isascii():  # of ``_SMUGGLING``, only the control characters are ASCII
+        control = _CONTROL.search(text)
+        return [InjectionFinding("hidden_unicode", control.start(), control.end())] if control else []
     out = []
-    visible = _FLAG_TAGS.sub(lambda m: " " * len(m.group(0)), text)
-    for match in _SMUGGLING.finditer(visible):
-        out.append(InjectionFinding("hidden_unicode", match.start(), match.end()))
-        break
+    if _SUSPECT.search(text):
+        visible = _FLAG_TAGS.sub(lambda m: " " * len(m.group(0)), text)
+        # Every match of ``_SMUGGLING`` starts at a suspect character: try it only there (the first match is kept).
+        for candidate in _SUSPECT.finditer(visible):
+            match = _SMUGGLING.match(visible, candidate.start())
+            if match:
+                out.append(InjectionFinding("hidden_unicode", match.start(), match.end()))
+                break
     if _CONFUSABLE_SCRIPTS.search(text) and _LATIN.search(text):
-        mixed = list(_MIXED_WORD.finditer(text))
-        if mixed and max(len(m.group(0)) for m in mixed) > 3:
-            out.append(InjectionFinding("homoglyph", mixed[0].start(), mixed[-1].end()))
+        mixed = _mixed_words(text)
+        if mixed and max(end - start for start, end in mixed) > 3:
+            out.append(InjectionFinding("homoglyph", mixed[0][0], mixed[-1][1]))
     full = _FULLWIDTH.search(text)
     if full:
         out.append(InjectionFinding("homoglyph", full.start(), full.end()))
     return out
+
+
+def _mixed_words(text: str) -> list[tuple[int, int]]:
+    """Spans of the words (runs of ``\\w``) in which a Latin letter touches a Cyrillic or Greek one, in order."""
+    words: list[tuple[int, int]] = []
+    for pair in _MIXED_PAIR.finditer(text):
+        if words and pair.start() < words[-1][1]:
+            continue
+        start = pair.start()
+        while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):  # what ``\w`` matches
+            start -= 1
+        words.append((start, _WORD_REST.match(text, pair.start()).end()))
+    return words
 
 
 def injection_findings(text: str) -> list[InjectionFinding]:
@@ -122,7 +155,7 @@ def injection_findings(text: str) -> list[InjectionFinding]:
     if not text:
         return []
     variant, index = _matchable(text)
-    findings = _rule_findings(variant, index, _RULES) + _rule_findings(text, range(len(text)), _CASED)
+    findings = _rule_findings(variant, index, _RULES) + _cased_findings(text)
     findings += _unicode_findings(text)
     return sorted(set(findings), key=lambda f: (f.start, f.family))
 

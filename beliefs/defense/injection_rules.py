@@ -188,6 +188,12 @@ CASED: list[tuple[str, re.Pattern]] = [
     ("markup_exfiltration", re.compile(PLACEHOLDER_URL, re.M)),
     ("markup_exfiltration", re.compile(r"\breplace \[[A-Z_]+\] with\b", re.M)),
 ]
+# For each cased rule, literals (case as written) one of which every match contains: the rule runs only if one occurs.
+CASED_LITERALS: list[tuple[str, ...]] = [
+    ("DAN", "STAN", "DUDE", "AIM", "UCAR", "APOPHIS", "BISH"),
+    ("//",),
+    ("replace [",),
+]
 # The rest are written in lower case and run over the folded, lower-cased text (much faster than IGNORECASE).
 RULES: list[tuple[str, re.Pattern]] = [
     (family, re.compile(pattern, re.M))

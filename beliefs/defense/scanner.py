@@ -33,6 +33,8 @@ _PUBLIC = re.compile(
     r"|\bpk_(?:live|test)_[A-Za-z0-9]{16,}|\bSHA256:[A-Za-z0-9+/]{43}=?|\bsha(?:256|384|512)[-:][A-Za-z0-9+/=]{40,}"
     r"|data-sitekey=\"[^\"]+\""
 )
+# Each alternative of ``_PUBLIC`` contains one of these: without any, there is no public material to look for.
+_PUBLIC_LITERALS = ("-----BEGIN ", "ssh-", "ecdsa-sha2-nistp", "pk_", "SHA256:", "sha", 'data-sitekey="')
 _INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
 IP_MODES = ("off", "public", "all")
 DEFAULT_IP_MODE = "public"
@@ -230,7 +232,7 @@ def _with_invisible(text: str, finding: Finding) -> Finding:
 
 def _without_public(text: str, findings: list[Finding]) -> list[Finding]:
     """Generic high-entropy findings inside public material (certificates, public keys, digests) are dropped."""
-    if not any(f.kind in _GENERIC for f in findings):
+    if not any(f.kind in _GENERIC for f in findings) or not any(literal in text for literal in _PUBLIC_LITERALS):
         return findings
     public = [(m.start(), m.end()) for m in _PUBLIC.finditer(text)]
     return [f for f in findings if f.kind not in _GENERIC or not any(s <= f.start and f.end <= e for s, e in public)]

@@ -16,7 +16,6 @@ import re
 from collections import Counter
 
 from detect_secrets.filters.heuristic import (
-    is_not_alphanumeric_string,
     is_prefixed_with_dollar_sign,
     is_sequential_string,
     is_templated_secret,
@@ -40,6 +39,8 @@ _PLACEHOLDER_WORDS = (
     "}}",
     "%(",
 )
+_PLACEHOLDER_WORD = re.compile("|".join(map(re.escape, _PLACEHOLDER_WORDS)))
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
 _PLACEHOLDER_SHAPES = re.compile(r"(?i)^my[-_]|<[a-z_ -]+>|\)s$|^%\w+%$|^\$\(|^\$\{|^\$[A-Z_]")
 _NOT_A_VALUE = re.compile(
     r"(?i)^(?:none|null|nil|true|false|undefined|empty|secret|password|passwd|pass|token|key|"
@@ -52,8 +53,8 @@ _REFERENCE = re.compile(
 
 
 def entropy(text: str) -> float:
-    counts = Counter(text)
-    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
+    length = len(text)
+    return -sum(n / length * math.log2(n / length) for n in Counter(text).values())
 
 
 def is_placeholder(value: str) -> bool:
@@ -61,18 +62,18 @@ def is_placeholder(value: str) -> bool:
     core = value.strip("\"'`")
     if not core:
         return True
-    if is_templated_secret(core) or is_prefixed_with_dollar_sign(core) or is_not_alphanumeric_string(core):
+    # detect-secrets' is_not_alphanumeric_string (no ASCII letter at all), as one compiled search.
+    if is_templated_secret(core) or is_prefixed_with_dollar_sign(core) or not _ASCII_LETTER.search(core):
         return True
     low = core.lower()
-    if any(word in low for word in _PLACEHOLDER_WORDS):
+    if _PLACEHOLDER_WORD.search(low):
         return True
     if _PLACEHOLDER_SHAPES.search(core) or _NOT_A_VALUE.match(core) or _REFERENCE.match(core):
         return True
-    distinct = set(low)
-    if len(distinct) <= 2 or (len(core) >= 8 and is_sequential_string(core)):
+    if len(set(low)) <= 2 or (len(core) >= 8 and is_sequential_string(core)):
         return True
     # A value that is mostly one repeated character (``sk_live_xxxxxxxxxxxxxxxx``) is a template.
-    return len(core) >= 8 and max(map(core.count, distinct | set(core))) / len(core) >= 0.6
+    return len(core) >= 8 and max(Counter(core).values()) / len(core) >= 0.6
 
 
 def token_body_placeholder(value: str, prefix_length: int) -> bool:
@@ -81,21 +82,29 @@ def token_body_placeholder(value: str, prefix_length: int) -> bool:
     return not body or is_placeholder(body)
 
 
+_HEX_DIGEST = re.compile(r"[0-9a-f]+|[0-9A-F]+")
+_HEX_KEY = re.compile(r"[0-9a-fA-F]{16,}")
+_IDENTIFIER = re.compile(r"[a-z]+(?:[_.-][a-z]+)*")
+_CLASSES = (re.compile(r"[a-z]"), re.compile(r"[A-Z]"), re.compile(r"\d"), re.compile(r"[^A-Za-z0-9]"))
+_LOWER_WORD = re.compile(r"[a-z]+")
+_FILE_NAME = re.compile(r"[\w.-]+\.(?:com|org|net|io|txt|json|ya?ml|conf|ini|env|pem|key)", re.I)
+
+
 def random_secret(text: str) -> bool:
     """Looks generated: long, mixed classes, high entropy, not a plain hex digest or a word run."""
-    if len(text) < 24 or re.fullmatch(r"[0-9a-f]+|[0-9A-F]+", text):
+    if len(text) < 24 or _HEX_DIGEST.fullmatch(text):
         return False
-    classes = sum(bool(re.search(p, text)) for p in (r"[a-z]", r"[A-Z]", r"\d"))
+    classes = sum(bool(p.search(text)) for p in _CLASSES[:3])
     return classes >= 3 and entropy(text) >= 4.0 and not is_placeholder(text)
 
 
 def keyed_secret(text: str) -> bool:
     """A value given to a secret-named key: long enough and not a placeholder, reference or plain word."""
     core = text.strip("\"'`")
-    if len(core) < 12 or re.fullmatch(r"[a-z]+(?:[_.-][a-z]+)*", core):  # identifiers such as ``use_ssl``
+    if len(core) < 12 or _IDENTIFIER.fullmatch(core):  # identifiers such as ``use_ssl``
         return False
-    if not re.fullmatch(r"[0-9a-fA-F]{16,}", core):
-        classes = sum(bool(re.search(p, core)) for p in (r"[a-z]", r"[A-Z]", r"\d", r"[^A-Za-z0-9]"))
+    if not _HEX_KEY.fullmatch(core):
+        classes = sum(bool(p.search(core)) for p in _CLASSES)
         if classes < 2 or entropy(core) < 3.0:
             return False
     return not is_placeholder(core)
@@ -106,9 +115,9 @@ def password_value(text: str) -> bool:
     core = text.strip("\"'`")
     if len(core) < 6 or is_placeholder(core):
         return False
-    if re.fullmatch(r"[a-z]+", core) and len(core) < 12:
+    if len(core) < 12 and _LOWER_WORD.fullmatch(core):
         return False
-    return not re.fullmatch(r"[\w.-]+\.(?:com|org|net|io|txt|json|ya?ml|conf|ini|env|pem|key)", core, re.I)
+    return not _FILE_NAME.fullmatch(core)
 
 
 # Issuer identification ranges of the card networks (Visa, Mastercard, Amex, Discover, JCB, Diners, UnionPay, Maestro).
@@ -117,8 +126,11 @@ _CARD_IIN = re.compile(
 )
 
 
+_NON_DIGITS = re.compile(r"\D")
+
+
 def card(text: str) -> bool:
-    digits = re.sub(r"\D", "", text)
+    digits = _NON_DIGITS.sub("", text)
     return 13 <= len(digits) <= 19 and luhn.is_valid(digits) and len(set(digits)) >= 2 and bool(_CARD_IIN.match(digits))
 
 
@@ -127,7 +139,7 @@ def iban_valid(text: str) -> bool:
 
 
 def us_ssn(text: str) -> bool:
-    return ssn.is_valid(re.sub(r"\D", "", text))
+    return ssn.is_valid(_NON_DIGITS.sub("", text))
 
 
 def cpf_valid(text: str) -> bool:
@@ -135,7 +147,7 @@ def cpf_valid(text: str) -> bool:
 
 
 def checked(module):
-    return lambda text: module.is_valid(re.sub(r"\D", "", text))
+    return lambda text: module.is_valid(_NON_DIGITS.sub("", text))
 
 
 def ip_kind(text: str) -> str | None:
