@@ -34,7 +34,10 @@ _PUBLIC = re.compile(
     r"|data-sitekey=\"[^\"]+\""
 )
 # Each alternative of ``_PUBLIC`` contains one of these: without any, there is no public material to look for.
-_PUBLIC_LITERALS = ("-----BEGIN ", "ssh-", "ecdsa-sha2-nistp", "pk_", "SHA256:", "sha", 'data-sitekey="')
+_PUBLIC_LITERALS = (
+    "-----BEGIN ", "ssh-", "ecdsa-sha2-nistp", "pk_live_", "pk_test_", "SHA256:", "sha256", "sha384", "sha512",
+    'data-sitekey="',
+)
 _INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
 IP_MODES = ("off", "public", "all")
 DEFAULT_IP_MODE = "public"

@@ -41,14 +41,17 @@ _PLACEHOLDER_WORDS = (
 )
 _PLACEHOLDER_WORD = re.compile("|".join(map(re.escape, _PLACEHOLDER_WORDS)))
 _ASCII_LETTER = re.compile(r"[A-Za-z]")
-_PLACEHOLDER_SHAPES = re.compile(r"(?i)^my[-_]|<[a-z_ -]+>|\)s$|^%\w+%$|^\$\(|^\$\{|^\$[A-Z_]")
+# Placeholder shapes: at the start (``my_…``, ``%VAR%``, ``$(…)``, ``${…}``, ``$VAR``), anywhere (``<name>``), at the end.
+_PLACEHOLDER_START = re.compile(r"(?i)my[-_]|%\w+%$|\$\(|\$\{|\$[A-Z_]")
+_PLACEHOLDER_ANGLE = re.compile(r"(?i)<[a-z_ -]+>")
+_PLACEHOLDER_END = re.compile(r"(?i)\)s$")
 _NOT_A_VALUE = re.compile(
     r"(?i)^(?:none|null|nil|true|false|undefined|empty|secret|password|passwd|pass|token|key|"
     r"string|str|value|required|optional|n/?a|tbd|todo|test|testing|example|sample|default)$"
 )
 _REFERENCE = re.compile(
     r"(?i)^(?:os\.|process\.env|getenv|system\.getenv|settings\.|secrets?\.|vault:|keyring\.|request\.|self\.|this\.|"
-    r"credentials\.|rails\.|!ref\b|!sub\b|!getatt|[a-z_]\w*(?:\.\w+)+\s*[(\[]|[a-z_]\w{2,}\s*[(\[]\s*['\"])"
+    r"credentials\.|rails\.|!ref\b|!sub\b|!getatt|[a-z_]\w*+(?:\.\w++)++\s*+[(\[]|[a-z_]\w{2,}+\s*+[(\[]\s*['\"])"
 )
 
 
@@ -68,12 +71,19 @@ def is_placeholder(value: str) -> bool:
     low = core.lower()
     if _PLACEHOLDER_WORD.search(low):
         return True
-    if _PLACEHOLDER_SHAPES.search(core) or _NOT_A_VALUE.match(core) or _REFERENCE.match(core):
+    if (
+        _PLACEHOLDER_START.match(core)
+        or _PLACEHOLDER_ANGLE.search(core)
+        or _PLACEHOLDER_END.search(core)
+        or _NOT_A_VALUE.match(core)
+        or _REFERENCE.match(core)
+    ):
         return True
     if len(set(low)) <= 2 or (len(core) >= 8 and is_sequential_string(core)):
         return True
     # A value that is mostly one repeated character (``sk_live_xxxxxxxxxxxxxxxx``) is a template.
-    return len(core) >= 8 and max(Counter(core).values()) / len(core) >= 0.6
+    # (a character filling 60% of the value is the middle one once its characters are sorted)
+    return len(core) >= 8 and core.count(sorted(core)[len(core) // 2]) / len(core) >= 0.6
 
 
 def token_body_placeholder(value: str, prefix_length: int) -> bool:
