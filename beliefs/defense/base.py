@@ -34,6 +34,11 @@ class Detector:
     anchored: bool = False
     # A cheap pattern the text must contain before ``pattern`` is tried (the value's skeleton).
     precheck: re.Pattern | None = None
+    # Every match contains a match of ``precheck`` (or, without one, one of ``keywords``) and has a bounded
+    # length: the pattern is run only in the windows around those, with the same results as over the whole text.
+    windowed: bool = False
+    # Every match starts where one of ``keywords`` occurs: tried only there (matches do not overlap, as in a scan).
+    at_keywords: bool = False
 
 
 def token(

@@ -84,6 +84,7 @@ PROVIDER_TOKENS: list[Detector] = [
         "credential",
         re.compile(r"\b[MN][A-Za-z\d]{23,25}\.[\w\-]{6}\.[\w\-]{27,38}\b"),
         precheck=re.compile(r"\.[\w\-]{6}\."),
+        windowed=True,
     ),
     token(
         "stripe_secret_key",
@@ -154,6 +155,7 @@ CONTEXT_KEYS: list[Detector] = [
         validate=lambda v: not re.fullmatch(r"[0-9a-fA-F]+|[a-z]+|[A-Z]+", v) and random_secret(v + "Aa1"),
         group="v",
         keywords=("aws", "secret"),
+        windowed=True,
     ),
     Detector(
         "azure_storage_key",
@@ -162,6 +164,7 @@ CONTEXT_KEYS: list[Detector] = [
         group="v",
         keywords=("==",),
         check=lambda text, start, end: near(text, start, _AZURE, 120) and not near(text, start, _HASH_CONTEXT, 20),
+        windowed=True,
     ),
     Detector(
         "azure_sas_token",
@@ -169,6 +172,7 @@ CONTEXT_KEYS: list[Detector] = [
         re.compile(r"(?i)\bsig=(?P<v>[A-Za-z0-9%+/]{40,}(?:%3D|=)*)"),
         group="v",
         keywords=("sig=",),
+        at_keywords=True,
     ),
     Detector(
         "datadog_api_key",
@@ -178,6 +182,7 @@ CONTEXT_KEYS: list[Detector] = [
         keywords=("dd", "datadog"),
         precheck=re.compile(r"[a-f0-9]{32}"),
         check=lambda text, start, end: near(text, start, _DD, 60),
+        windowed=True,
     ),
     Detector(
         "twilio_auth_token",
@@ -189,6 +194,7 @@ CONTEXT_KEYS: list[Detector] = [
         check=lambda text, start, end: (
             near(text, start, _TWILIO, 60) or bool(re.search(r"AC[0-9a-f]{32}:$", text[max(0, start - 35) : start]))
         ),
+        windowed=True,
     ),
     Detector(
         "heroku_api_key",
@@ -265,6 +271,7 @@ PASSWORDS: list[Detector] = [
         validate=basic_auth,
         group="v",
         keywords=("basic",),
+        at_keywords=True,
     ),
     Detector(
         "password_assignment",

@@ -21,7 +21,8 @@ from ahocorasick_rs import AhoCorasick
 
 from beliefs.defense.injection_rules import CASED, CASED_LITERALS, DISCUSSION, FAMILIES, RULES
 from beliefs.defense.normalise import folded
-from beliefs.defense.triggers import required_literals
+from beliefs.defense.narrow import finditer_at
+from beliefs.defense.triggers import required_literals, start_literals
 
 __all__ = [
     "FAMILIES",
@@ -85,20 +86,38 @@ def _matchable(text: str):
     return (lowered, index) if len(lowered) == len(variant) else (variant, index)
 
 
-# Each rule is tried only when one of the literals it cannot match without occurs in the text.
+# Each rule is tried only when one of the literals it cannot match without occurs in the text, and, where every
+# match starts with one of a few literals, only at those places.
 _RULES = [(family, pattern, frozenset(required_literals(pattern))) for family, pattern in RULES]
-# All those literals found in one pass (Aho-Corasick) instead of one substring test each.
+_STARTS = {pattern: start_literals(pattern) for _, pattern in RULES}
+# All those literals found in one pass each (Aho-Corasick) instead of one substring test each.
 _LITERALS = AhoCorasick(sorted(set().union(*(literals for _, _, literals in _RULES))))
+_START_WORDS = sorted(set().union(*_STARTS.values()))
+_START_FINDER = AhoCorasick(_START_WORDS)
+
+
+def _start_positions(variant: str) -> dict[str, list[int]]:
+    positions: dict[str, list[int]] = {}
+    for word, start, _ in _START_FINDER.find_matches_as_indexes(variant, overlapping=True):
+        positions.setdefault(_START_WORDS[word], []).append(start)
+    return positions
 
 
 def _rule_findings(variant: str, index, rules, present=None) -> list[InjectionFinding]:
     out = []
+    starts = None
     if present is None:
         present = set(_LITERALS.find_matches_as_strings(variant, overlapping=True))
+        starts = _start_positions(variant)
     for family, pattern, literals in rules:
         if literals and literals.isdisjoint(present):
             continue
-        for match in pattern.finditer(variant):
+        words = _STARTS.get(pattern) if starts is not None else None
+        if words:
+            matches = finditer_at(pattern, variant, [p for word in words for p in starts.get(word, ())])
+        else:
+            matches = pattern.finditer(variant)
+        for match in matches:
             if match.end() <= match.start() or DISCUSSION.search(variant, max(0, match.start() - 40), match.start()):
                 continue
             out.append(InjectionFinding(family, index[match.start()], index[match.end() - 1] + 1))

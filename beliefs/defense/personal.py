@@ -159,6 +159,7 @@ PERSONAL: list[Detector] = [
         re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"),
         iban_valid,
         precheck=re.compile(r"[A-Z]{2}\d\d"),
+        windowed=True,
     ),
     Detector(
         "us_ssn",
@@ -167,6 +168,7 @@ PERSONAL: list[Detector] = [
         us_ssn,
         precheck=re.compile(r"\d[- ]\d\d[- ]\d{4}"),
         check=lambda text, start, end: not near(text, start, _NOT_PERSONAL, 30),
+        windowed=True,
     ),
     Detector(
         "us_ssn",
@@ -175,18 +177,21 @@ PERSONAL: list[Detector] = [
         us_ssn,
         group="v",
         keywords=("ssn", "social", "ss#", "soc"),
+        at_keywords=True,
     ),
     Detector(
         "us_itin",
         "pii",
         re.compile(r"(?<![\d\-])9\d{2}([- ])(?:5\d|6[0-5]|7\d|8[0-8]|9[0-24-9])\1\d{4}(?![\d\-])"),
         precheck=re.compile(r"\d[- ]\d\d[- ]\d{4}"),
+        windowed=True,
     ),
     Detector(
         "uk_national_insurance_number",
         "pii",
         re.compile(r"\b(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b"),
         precheck=re.compile(r"\d\d ?\d\d ?\d\d ?[A-D]\b"),
+        windowed=True,
     ),
     Detector(
         "uk_nhs_number",
@@ -195,6 +200,7 @@ PERSONAL: list[Detector] = [
         checked(nhs),
         group="v",
         keywords=("nhs",),
+        at_keywords=True,
     ),
     Detector(
         "in_aadhaar",
@@ -202,6 +208,7 @@ PERSONAL: list[Detector] = [
         re.compile(r"(?<![\w\-])[2-9]\d{3}[ \-]?\d{4}[ \-]?\d{4}(?![\w\-])"),
         checked(aadhaar),
         precheck=re.compile(r"\d{4}[ \-]?\d{4}[ \-]?\d{4}"),
+        windowed=True,
     ),
     Detector(
         "ca_sin",
@@ -210,6 +217,7 @@ PERSONAL: list[Detector] = [
         checked(sin),
         group="v",
         keywords=("sin", "social insurance"),
+        at_keywords=True,
     ),
     Detector(
         "br_cpf",
@@ -217,6 +225,7 @@ PERSONAL: list[Detector] = [
         re.compile(r"(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\d\-])"),
         cpf_valid,
         precheck=re.compile(r"\d\.\d{3}\.\d{3}-"),
+        windowed=True,
     ),
     Detector(
         "passport_number",
@@ -225,6 +234,7 @@ PERSONAL: list[Detector] = [
         validate=lambda v: len(re.findall(r"\d", v)) >= 5,
         group="v",
         keywords=("passport",),
+        at_keywords=True,
     ),
     Detector(
         "date_of_birth",
@@ -263,6 +273,7 @@ PERSONAL: list[Detector] = [
         ),
         validate=lambda v: len(set(re.sub(r"[:.\-]", "", v).lower())) > 1 and (not re.fullmatch(r"[\d.]+", v)),
         precheck=re.compile(r"[0-9A-Fa-f]{2}[:\-][0-9A-Fa-f]{2}[:\-][0-9A-Fa-f]{2}|[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\."),
+        windowed=True,
     ),
     Detector(
         "crypto_wallet",
@@ -279,6 +290,7 @@ PERSONAL: list[Detector] = [
         re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])"),
         lambda v: ip_kind(v) is not None,
         precheck=re.compile(r"\d\.\d{1,3}\.\d{1,3}\.\d"),
+        windowed=True,
     ),
     Detector(
         "ipv6_address",
@@ -286,5 +298,6 @@ PERSONAL: list[Detector] = [
         re.compile(r"(?<![\w:])(?:[0-9A-Fa-f]{1,4}:){2,7}[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{1,4}){0,6}(?![\w:])"),
         lambda v: ip_kind(v) is not None,
         precheck=re.compile(r"[0-9A-Fa-f]{1,4}::?[0-9A-Fa-f]{1,4}:"),
+        windowed=True,
     ),
 ]

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from ahocorasick_rs import AhoCorasick
 
 from beliefs.defense.detectors import CATEGORY, DETECTORS, Detector
+from beliefs.defense.narrow import finditer_at, finditer_near, reach
 from beliefs.defense.normalise import concatenations, decoded_runs, despaced, folded
 from beliefs.defense.validators import ip_kind
 
@@ -33,11 +34,12 @@ _PUBLIC = re.compile(
     r"|\bpk_(?:live|test)_[A-Za-z0-9]{16,}|\bSHA256:[A-Za-z0-9+/]{43}=?|\bsha(?:256|384|512)[-:][A-Za-z0-9+/=]{40,}"
     r"|data-sitekey=\"[^\"]+\""
 )
-# Each alternative of ``_PUBLIC`` contains one of these: without any, there is no public material to look for.
+# Every match of ``_PUBLIC`` starts with one of these (so it is tried only where one occurs).
 _PUBLIC_LITERALS = (
     "-----BEGIN ", "ssh-", "ecdsa-sha2-nistp", "pk_live_", "pk_test_", "SHA256:", "sha256", "sha384", "sha512",
     'data-sitekey="',
 )
+_PUBLIC_FINDER = AhoCorasick(_PUBLIC_LITERALS)
 _INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
 IP_MODES = ("off", "public", "all")
 DEFAULT_IP_MODE = "public"
@@ -87,16 +89,20 @@ class _Keywords:
         self.present = set(_KEYWORD_FINDER.find_matches_as_strings(self.lowered, overlapping=True))
 
     def starts(self, keywords) -> list[int]:
+        return sorted({start for start, _ in self.spans(keywords)})
+
+    def spans(self, keywords) -> list[tuple[int, int]]:
+        """Every occurrence of each of ``keywords`` (empty unless lowercasing kept the text's length)."""
         if not self.aligned:
             return []
-        out = set()
+        out = []
         for keyword in keywords:
             if keyword in self.present:
                 position = self.lowered.find(keyword)
                 while position >= 0:
-                    out.add(position)
+                    out.append((position, position + len(keyword)))
                     position = self.lowered.find(keyword, position + 1)
-        return sorted(out)
+        return out
 
 
 def _spans(detector: Detector, text: str, keywords: _Keywords):
@@ -112,8 +118,23 @@ def _spans(detector: Detector, text: str, keywords: _Keywords):
         for start, end in detector.finder(text):
             yield text[start:end], start, end
         return
-    for match in detector.pattern.finditer(text):
+    for match in _matches(detector, text, keywords):
         yield _value(match, detector.group)
+
+
+def _matches(detector: Detector, text: str, keywords: _Keywords):
+    """``detector.pattern.finditer(text)``, run only where the detector says a match can be (``narrow``)."""
+    if keywords.aligned:
+        if detector.windowed:
+            length = reach(detector.pattern)
+            if detector.precheck:
+                anchors = [(m.start(), m.end()) for m in detector.precheck.finditer(text)]
+            else:
+                anchors = keywords.spans(detector.keywords)
+            return finditer_near(detector.pattern, text, anchors, length)
+        if detector.at_keywords:
+            return finditer_at(detector.pattern, text, keywords.starts(detector.keywords))
+    return detector.pattern.finditer(text)
 
 
 def _run(text: str, detectors, ips: str) -> list[tuple[str, int, int]]:
@@ -237,7 +258,8 @@ def _without_public(text: str, findings: list[Finding]) -> list[Finding]:
     """Generic high-entropy findings inside public material (certificates, public keys, digests) are dropped."""
     if not any(f.kind in _GENERIC for f in findings) or not any(literal in text for literal in _PUBLIC_LITERALS):
         return findings
-    public = [(m.start(), m.end()) for m in _PUBLIC.finditer(text)]
+    starts = [start for _, start, _ in _PUBLIC_FINDER.find_matches_as_indexes(text, overlapping=True)]
+    public = [(m.start(), m.end()) for m in finditer_at(_PUBLIC, text, starts)]
     return [f for f in findings if f.kind not in _GENERIC or not any(s <= f.start and f.end <= e for s, e in public)]
 
 

@@ -79,3 +79,37 @@ def required_literals(pattern: re.Pattern) -> tuple[str, ...]:
         return ()
     found = _required(sre_parse.parse(pattern.pattern, pattern.flags))
     return tuple(sorted(found)) if found else ()
+
+
+def _start_runs(items) -> frozenset[str] | None:
+    """Literals one of which every match of the sequence ``items`` starts with, or None."""
+    items = list(items)
+    while items and items[0][0] is sre_constants.AT:  # zero-width (``\b``, ``^``): the match still starts here
+        items = items[1:]
+    run = _runs(items[:1] and items)[0] if items and items[0][0] is sre_constants.LITERAL else ""
+    if run:
+        rest = items[len(run) :]
+        if len(run) < _MIN and rest:
+            longer = _start_runs(rest)
+            if longer:
+                return frozenset(run + literal for literal in longer)
+        return frozenset([run])
+    if not items:
+        return None
+    op, arg = items[0]
+    if op is sre_constants.SUBPATTERN and not arg[1] and not arg[2]:  # a group without inline flags
+        return _start_runs(arg[-1])
+    if op is sre_constants.BRANCH:
+        branches = [_start_runs(branch) for branch in arg[1]]
+        return frozenset().union(*branches) if all(branches) else None
+    if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, sre_constants.POSSESSIVE_REPEAT) and arg[0] >= 1:
+        return _start_runs(arg[2])
+    return None
+
+
+def start_literals(pattern: re.Pattern) -> tuple[str, ...]:
+    """Literals one of which every match of ``pattern`` starts with (each at least two characters), or ``()``."""
+    if pattern.flags & re.IGNORECASE:
+        return ()
+    found = _start_runs(sre_parse.parse(pattern.pattern, pattern.flags))
+    return tuple(sorted(found)) if found and min(map(len, found)) >= 2 else ()
