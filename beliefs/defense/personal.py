@@ -148,7 +148,8 @@ PERSONAL: list[Detector] = [
     Detector(
         "credit_card",
         "pii",
-        re.compile(r"(?<![\d\-])(?:\d[ \-]?){12,18}\d(?![\d\-])"),
+        # ``(?<![\d\-])(?:\d[ \-]?){12,18}\d(?![\d\-])`` with the first digit ahead of the look-behind (a faster scan)
+        re.compile(r"\d(?<![\d\-]\d)[ \-]?(?:\d[ \-]?){11,17}\d(?![\d\-])"),
         card,
         check=lambda text, start, end: not near(text, start, _NOT_PERSONAL, 30),
         precheck=re.compile(r"\d{4}[ \-]?\d{4}[ \-]?\d{4}"),
@@ -273,7 +274,6 @@ PERSONAL: list[Detector] = [
         ),
         validate=lambda v: len(set(re.sub(r"[:.\-]", "", v).lower())) > 1 and (not re.fullmatch(r"[\d.]+", v)),
         precheck=re.compile(r"[0-9A-Fa-f]{2}[:\-][0-9A-Fa-f]{2}[:\-][0-9A-Fa-f]{2}|[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\."),
-        windowed=True,
     ),
     Detector(
         "crypto_wallet",
@@ -282,7 +282,8 @@ PERSONAL: list[Detector] = [
         bech32_address,
         keywords=("bc1", "tb1"),
     ),
-    Detector("crypto_wallet", "pii", re.compile(r"\b[13][1-9A-HJ-NP-Za-km-z]{25,34}\b"), base58check_address),
+    # ``\b[13]…`` with the boundary tested after the first character (a faster scan, the same matches)
+    Detector("crypto_wallet", "pii", re.compile(r"[13](?<!\w[13])[1-9A-HJ-NP-Za-km-z]{25,34}\b"), base58check_address),
     Detector("crypto_wallet", "pii", re.compile(r"\b0x[0-9a-fA-F]{40}(?![0-9a-fA-F])"), keywords=("0x",)),
     Detector(
         "ipv4_address",

@@ -87,6 +87,24 @@ class _Keywords:
         self.lowered = text.lower()
         self.aligned = len(self.lowered) == len(text)
         self.present = set(_KEYWORD_FINDER.find_matches_as_strings(self.lowered, overlapping=True))
+        self._text = text
+        self._skeletons: dict[str, list[tuple[int, int]]] = {}  # prechecks are shared by several detectors
+        self._found: dict[str, bool] = {}
+
+    def skeleton(self, precheck: re.Pattern) -> list[tuple[int, int]]:
+        """The spans ``precheck.finditer`` finds in the text."""
+        key = precheck.pattern
+        if key not in self._skeletons:
+            self._skeletons[key] = [(m.start(), m.end()) for m in precheck.finditer(self._text)]
+        return self._skeletons[key]
+
+    def contains(self, precheck: re.Pattern) -> bool:
+        key = precheck.pattern
+        if key in self._skeletons:
+            return bool(self._skeletons[key])
+        if key not in self._found:
+            self._found[key] = precheck.search(self._text) is not None
+        return self._found[key]
 
     def starts(self, keywords) -> list[int]:
         return sorted({start for start, _ in self.spans(keywords)})
@@ -128,7 +146,7 @@ def _matches(detector: Detector, text: str, keywords: _Keywords):
         if detector.windowed:
             length = reach(detector.pattern)
             if detector.precheck:
-                anchors = [(m.start(), m.end()) for m in detector.precheck.finditer(text)]
+                anchors = keywords.skeleton(detector.precheck)
             else:
                 anchors = keywords.spans(detector.keywords)
             return finditer_near(detector.pattern, text, anchors, length)
@@ -145,8 +163,8 @@ def _run(text: str, detectors, ips: str) -> list[tuple[str, int, int]]:
             continue
         if detector.category == "network" and ips == "off":
             continue
-        if detector.precheck and not detector.precheck.search(text):
-            continue
+        if detector.precheck and not (detector.windowed and keywords.aligned) and not keywords.contains(detector.precheck):
+            continue  # (a windowed detector's windows are the precheck's matches: none, no windows)
         for value, start, end in _spans(detector, text, keywords):
             if not value or (detector.validate and not detector.validate(value)):
                 continue
