@@ -14,6 +14,7 @@ a kind whose prefix or label does not occur costs nothing.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, replace
 
 from ahocorasick_rs import AhoCorasick
@@ -190,6 +191,7 @@ _DECODED = [d for d in DETECTORS if d.kind != "high_entropy_secret"]
 
 
 _WINDOW = 160
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 
 def _folded_findings(text: str, ips: str) -> list[Finding]:
@@ -199,12 +201,16 @@ def _folded_findings(text: str, ips: str) -> list[Finding]:
         return []
     # Only changes that can complete an ASCII value matter: a look-alike that became ASCII, or an invisible
     # character dropped from between ASCII characters (not a Persian ZWNJ or an emoji joiner).
-    changed = [i for i, position in enumerate(index) if variant[i] != text[position] and variant[i].isascii()]
-    changed += [
-        i
-        for i in range(1, len(index))
-        if index[i] - index[i - 1] > 1 and variant[i].isascii() and variant[i - 1].isascii()
-    ]
+    # ASCII is copied as it is, so both happen only where the text has runs of other characters.
+    changed = []
+    for run in _NON_ASCII.finditer(text):
+        first, last = bisect_left(index, run.start()), bisect_left(index, run.end())
+        changed += [i for i in range(first, last) if variant[i] != text[index[i]] and variant[i].isascii()]
+        changed += [
+            i
+            for i in range(max(1, first), min(len(index), last + 1))
+            if index[i] - index[i - 1] > 1 and variant[i].isascii() and variant[i - 1].isascii()
+        ]
     if not changed:
         return []
     out: list[Finding] = []
