@@ -157,7 +157,8 @@ PERSONAL: list[Detector] = [
     Detector(
         "iban",
         "pii",
-        re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"),
+        # ``\b[A-Z]{2}\d{2}…`` with the boundary tested after the first letter (a faster scan, the same matches)
+        re.compile(r"[A-Z](?<!\w[A-Z])[A-Z]\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"),
         iban_valid,
         precheck=re.compile(r"[A-Z]{2}\d\d"),
         windowed=True,
@@ -225,7 +226,7 @@ PERSONAL: list[Detector] = [
         "pii",
         re.compile(r"(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\d\-])"),
         cpf_valid,
-        precheck=re.compile(r"\d\.\d{3}\.\d{3}-"),
+        precheck=re.compile(r"\.\d{3}\.\d{3}-"),
         windowed=True,
     ),
     Detector(
@@ -270,10 +271,13 @@ PERSONAL: list[Detector] = [
         "mac_address",
         "pii",
         re.compile(
-            r"\b[0-9A-Fa-f]{2}([:\-])(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}\b|\b[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\b"
+            # colon/dash form, then Cisco dotted form; the leading ``\b`` tested after the first digit (a faster scan)
+            r"[0-9A-Fa-f](?<!\w[0-9A-Fa-f])(?:[0-9A-Fa-f]([:\-])(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}\b"
+            r"|[0-9A-Fa-f]{3}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\b)"
         ),
         validate=lambda v: len(set(re.sub(r"[:.\-]", "", v).lower())) > 1 and (not re.fullmatch(r"[\d.]+", v)),
-        precheck=re.compile(r"[0-9A-Fa-f]{2}[:\-][0-9A-Fa-f]{2}[:\-][0-9A-Fa-f]{2}|[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\."),
+        precheck=re.compile(r"[:\-][0-9A-Fa-f]{2}[:\-][0-9A-Fa-f]{2}|\.[0-9A-Fa-f]{4}\."),
+        windowed=True,
     ),
     Detector(
         "crypto_wallet",
@@ -290,7 +294,7 @@ PERSONAL: list[Detector] = [
         "network",
         re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])"),
         lambda v: ip_kind(v) is not None,
-        precheck=re.compile(r"\d\.\d{1,3}\.\d{1,3}\.\d"),
+        precheck=re.compile(r"\.\d{1,3}\.\d{1,3}\.\d"),
         windowed=True,
     ),
     Detector(
@@ -298,7 +302,7 @@ PERSONAL: list[Detector] = [
         "network",
         re.compile(r"(?<![\w:])(?:[0-9A-Fa-f]{1,4}:){2,7}[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{1,4}){0,6}(?![\w:])"),
         lambda v: ip_kind(v) is not None,
-        precheck=re.compile(r"[0-9A-Fa-f]{1,4}::?[0-9A-Fa-f]{1,4}:"),
+        precheck=re.compile(r"::?[0-9A-Fa-f]{1,4}:"),
         windowed=True,
     ),
 ]
