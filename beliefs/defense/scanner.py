@@ -156,12 +156,34 @@ def _matches(detector: Detector, text: str, keywords: _Keywords):
     return detector.pattern.finditer(text)
 
 
+class _Plan:
+    """A detector list indexed by keyword, so a run visits only the detectors whose keywords occur (in order)."""
+
+    def __init__(self, detectors: list[Detector]):
+        self.detectors = detectors
+        self.always = frozenset(i for i, d in enumerate(detectors) if not d.keywords)
+        self.by_keyword: dict[str, list[int]] = {}
+        for i, detector in enumerate(detectors):
+            for keyword in detector.keywords:
+                self.by_keyword.setdefault(keyword, []).append(i)
+
+    def applicable(self, present: set[str]) -> list[Detector]:
+        chosen = set(self.always)
+        for keyword in present:
+            chosen.update(self.by_keyword.get(keyword, ()))
+        return [self.detectors[i] for i in sorted(chosen)]
+
+
+_PLANS: dict[int, _Plan] = {}
+
+
 def _run(text: str, detectors, ips: str) -> list[tuple[str, int, int]]:
     keywords = _Keywords(text)
+    plan = _PLANS.get(id(detectors))
+    if plan is None or plan.detectors is not detectors:
+        plan = _PLANS[id(detectors)] = _Plan(detectors)
     found = []
-    for detector in detectors:
-        if detector.keywords and keywords.present.isdisjoint(detector.keywords):
-            continue
+    for detector in plan.applicable(keywords.present):
         if detector.category == "network" and ips == "off":
             continue
         if detector.precheck and not (detector.windowed and keywords.aligned) and not keywords.contains(detector.precheck):
