@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from ahocorasick_rs import AhoCorasick
 
 from beliefs.defense.injection_rules import CASED, CASED_LITERALS, DISCUSSION, FAMILIES, RULES
-from beliefs.defense.normalise import folded
 from beliefs.defense.narrow import finditer_at
+from beliefs.defense.normalise import folded
 from beliefs.defense.triggers import required_literals, start_literals
 
 __all__ = [
@@ -125,7 +125,9 @@ def _rule_findings(variant: str, index, rules, present=None) -> list[InjectionFi
     return out
 
 
-_CASED = [(family, pattern, frozenset(literals)) for (family, pattern), literals in zip(CASED, CASED_LITERALS, strict=True)]
+_CASED = [
+    (family, pattern, frozenset(literals)) for (family, pattern), literals in zip(CASED, CASED_LITERALS, strict=True)
+]
 
 
 def _cased_findings(text: str) -> list[InjectionFinding]:

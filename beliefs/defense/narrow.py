@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from functools import lru_cache
+from functools import cache
 
 try:  # Python 3.11+
     from re import _constants as sre_constants
@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover
     import sre_parse
 
 
-@lru_cache(maxsize=None)
+@cache
 def reach(pattern: re.Pattern) -> int | None:
     """How far past the start of a match attempt the engine can look (lookaheads and a final ``\\b``
     included), or None when a match has no bounded length."""

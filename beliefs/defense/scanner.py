@@ -37,7 +37,15 @@ _PUBLIC = re.compile(
 )
 # Every match of ``_PUBLIC`` starts with one of these (so it is tried only where one occurs).
 _PUBLIC_LITERALS = (
-    "-----BEGIN ", "ssh-", "ecdsa-sha2-nistp", "pk_live_", "pk_test_", "SHA256:", "sha256", "sha384", "sha512",
+    "-----BEGIN ",
+    "ssh-",
+    "ecdsa-sha2-nistp",
+    "pk_live_",
+    "pk_test_",
+    "SHA256:",
+    "sha256",
+    "sha384",
+    "sha512",
     'data-sitekey="',
 )
 _PUBLIC_FINDER = AhoCorasick(_PUBLIC_LITERALS)
@@ -186,8 +194,10 @@ def _run(text: str, detectors, ips: str) -> list[tuple[str, int, int]]:
     for detector in plan.applicable(keywords.present):
         if detector.category == "network" and ips == "off":
             continue
-        if detector.precheck and not (detector.windowed and keywords.aligned) and not keywords.contains(detector.precheck):
-            continue  # (a windowed detector's windows are the precheck's matches: none, no windows)
+        # (a windowed detector's windows are its precheck's matches: with none, there is nothing to run)
+        windowed = detector.windowed and keywords.aligned
+        if detector.precheck and not windowed and not keywords.contains(detector.precheck):
+            continue
         for value, start, end in _spans(detector, text, keywords):
             if not value or (detector.validate and not detector.validate(value)):
                 continue

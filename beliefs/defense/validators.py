@@ -41,7 +41,7 @@ _PLACEHOLDER_WORDS = (
 )
 _PLACEHOLDER_WORD = re.compile("|".join(map(re.escape, _PLACEHOLDER_WORDS)))
 _ASCII_LETTER = re.compile(r"[A-Za-z]")
-# Placeholder shapes: at the start (``my_…``, ``%VAR%``, ``$(…)``, ``${…}``, ``$VAR``), anywhere (``<name>``), at the end.
+# Placeholder shapes at the start (``my_…``, ``%VAR%``, ``$(…)``, ``${…}``, ``$VAR``), anywhere (``<x>``), at the end.
 _PLACEHOLDER_START = re.compile(r"(?i)my[-_]|%\w+%$|\$\(|\$\{|\$[A-Z_]")
 _PLACEHOLDER_ANGLE = re.compile(r"(?i)<[a-z_ -]+>")
 _PLACEHOLDER_END = re.compile(r"(?i)\)s$")

@@ -1,0 +1,104 @@
+"""Memory Defense runs patterns only where they can match: that must never change what they find.
+
+Each shortcut (windows around a skeleton, keyword starts, rule start literals, the keyword plan) is
+compared with a plain ``finditer`` over the whole text, on every text of both corpora and on random
+text dense in the characters the skeletons are made of.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from beliefs.defense import injection, scanner
+from beliefs.defense.detectors import DETECTORS
+from beliefs.defense.narrow import finditer_at, finditer_near, reach
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from eval_holdout import INJECTIONS, SECRETS, load  # noqa: E402
+
+NARROWED = [d for d in DETECTORS if d.windowed or d.at_keywords]
+
+
+def _texts() -> list[str]:
+    texts = [s["text"] for s in load(SECRETS)] + [s["text"] for s in load(INJECTIONS)]
+    for name in ("defense_corpus.json", "injection_corpus.json"):
+        texts += [s["text"] for s in json.loads((ROOT / "tests" / "governance" / name).read_text())]
+    # Several samples in one text, as retained episodes hold them (windows that meet and merge).
+    texts += ["\n".join(texts[i : i + 7]) for i in range(0, len(texts), 7)]
+    return texts
+
+
+TEXTS = _texts()
+
+
+def _spans(matches) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in matches]
+
+
+def _same(detector, text: str) -> bool:
+    keywords = scanner._Keywords(text)
+    return _spans(scanner._matches(detector, text, keywords)) == _spans(detector.pattern.finditer(text))
+
+
+def test_every_narrowed_detector_declares_what_the_shortcut_needs():
+    assert len(NARROWED) >= 15
+    for detector in NARROWED:
+        if detector.windowed:
+            assert reach(detector.pattern) is not None, detector.kind  # a match has a bounded length
+            assert detector.precheck or detector.keywords, detector.kind
+        else:
+            assert detector.keywords, detector.kind
+
+
+@pytest.mark.parametrize("detector", NARROWED, ids=lambda d: d.kind)
+def test_narrowed_detectors_find_what_a_whole_text_scan_finds_on_both_corpora(detector):
+    different = [text[:80] for text in TEXTS if not _same(detector, text)]
+    assert different == []
+
+
+_DENSE = st.text(alphabet="0123456789abcdefABCDEF -.:/=+_~()#@\nQ~AKIAsig=basicNHSssn", min_size=0, max_size=300)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_DENSE)
+def test_narrowed_detectors_agree_with_a_whole_text_scan_on_random_text(text):
+    assert [d.kind for d in NARROWED if not _same(d, text)] == []
+
+
+def test_the_keyword_plan_visits_every_detector_whose_keywords_occur_in_order():
+    for text in TEXTS[::5]:
+        keywords = scanner._Keywords(text)
+        expected = [d for d in DETECTORS if not d.keywords or not keywords.present.isdisjoint(d.keywords)]
+        assert scanner._Plan(DETECTORS).applicable(keywords.present) == expected
+
+
+def test_public_material_found_from_its_literals_is_what_a_whole_text_scan_finds():
+    for text in TEXTS:
+        starts = [s for _, s, _ in scanner._PUBLIC_FINDER.find_matches_as_indexes(text, overlapping=True)]
+        assert _spans(finditer_at(scanner._PUBLIC, text, starts)) == _spans(scanner._PUBLIC.finditer(text))
+
+
+def test_injection_rules_tried_at_their_start_literals_find_what_a_whole_text_scan_finds():
+    narrowed = [pattern for _, pattern in injection.RULES if injection._STARTS[pattern]]
+    assert len(narrowed) >= 50
+    for text in TEXTS:
+        variant, _ = injection._matchable(text)
+        positions = injection._start_positions(variant)
+        for pattern in narrowed:
+            starts = [p for word in injection._STARTS[pattern] for p in positions.get(word, ())]
+            assert _spans(finditer_at(pattern, variant, starts)) == _spans(pattern.finditer(variant)), pattern.pattern
+
+
+def test_windows_give_the_whole_text_matches_when_they_meet_at_the_edges():
+    import re
+
+    pattern = re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])")
+    text = "x 123-45-6789 123-45-67890 9123-45-6789 000-12-3456\n"
+    anchors = [(m.start(), m.end()) for m in re.finditer(r"-\d\d-", text)]
+    assert _spans(finditer_near(pattern, text, anchors, reach(pattern))) == _spans(pattern.finditer(text))
+    assert _spans(finditer_near(pattern, text, anchors, reach(pattern))) == [(2, 13), (40, 51)]
