@@ -29,6 +29,7 @@ _CONCATENATION = re.compile(rf"{_LITERAL}(?:\s*(?:\+|\.|\|\||&)\s*{_LITERAL})+")
 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+_DIGEST_OR_WORD = re.compile(r"[0-9a-fA-F]+|[A-Za-z]+")
 
 
 def folded(text: str) -> tuple[str, list[int]]:
@@ -76,6 +77,8 @@ def decoded_base64(run: str) -> str | None:
         decoded = raw.decode("utf-8")
     except (binascii.Error, UnicodeDecodeError, ValueError):
         return None
+    if len(decoded) >= 8 and decoded.isprintable():
+        return decoded
     printable = sum(ch.isprintable() or ch.isspace() for ch in decoded)
     return decoded if len(decoded) >= 8 and printable / len(decoded) > 0.95 else None
 
@@ -92,7 +95,7 @@ def decoded_runs(text: str):
                 yield match.start(), match.end(), decoded, "url"
     for match in _B64_RUN.finditer(text):
         run = match.group(0)
-        if re.fullmatch(r"[0-9a-fA-F]+|[A-Za-z]+", run):
+        if _DIGEST_OR_WORD.fullmatch(run):
             continue  # a digest or a word, not an encoding
         decoded = decoded_base64(run)
         if decoded:

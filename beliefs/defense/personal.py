@@ -75,16 +75,21 @@ _DATE_OR_TIME = re.compile(
 )
 
 
+_EXTENSION = re.compile(r"(?i)\s*(?:x|ext\.?)\s*\d+$")
+_NON_DIGITS = re.compile(r"\D")
+_FORMATTING = re.compile(r"[()\s.\-]")
+
+
 def _phone_check(text: str, start: int, end: int) -> bool:
     raw = text[start:end]
-    number = re.split(r"(?i)\s*(?:x|ext\.?)\s*\d+$", raw)[0]
-    digits = re.sub(r"\D", "", number)
+    number = _EXTENSION.split(raw)[0]
+    digits = _NON_DIGITS.sub("", number)
     if not 7 <= len(digits) <= 15 or _DATE_OR_TIME.search(number) or near(text, start, _NOT_PERSONAL, 30):
         return False
     if number.startswith("00"):
         number = "+" + number[2:].lstrip(" -.")
     international = number.startswith("+")
-    formatted = bool(re.search(r"[()\s.\-]", number.strip()))
+    formatted = bool(_FORMATTING.search(number.strip()))
     if not international and not formatted and not near(text, start, _PHONE_CONTEXT, 40):
         return False
     if not international and (len(digits) > 11 or (len(digits) < 9 and not near(text, start, _PHONE_CONTEXT, 40))):
