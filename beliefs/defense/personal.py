@@ -166,7 +166,6 @@ PERSONAL: list[Detector] = [
         re.compile(r"[A-Z](?<!\w[A-Z])[A-Z]\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"),
         iban_valid,
         precheck=re.compile(r"[A-Z]{2}\d\d"),
-        windowed=True,
     ),
     Detector(
         "us_ssn",
