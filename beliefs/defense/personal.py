@@ -68,6 +68,7 @@ _PHONE_CONTEXT = re.compile(
     r"(?i)\b(?:tel|phone|call|mobile|cell|fax|ring|contact|whatsapp|sms|text me|number|"
     r"telefon|téléphone|teléfono|callback|reach)\b"
 )
+_PHONE_REST = r"[\d\s().\-]{5,20}\d(?:\s*(?:x|ext\.?)\s*\d{1,6})?(?![\w@/\-]|\.\d)"
 _REGIONS = ("US", "GB", "DE", "FR", "ES", "NL", "IT", "AU", "IN", "CA", "JP", "BR")
 _DATE_OR_TIME = re.compile(
     r"\d{4}-\d{2}-\d{2}|\d{1,2}[/.]\d{1,2}[/.]\d{2,4}|\d{1,2}:\d{2}|^\d{3}-\d{2}-\d{4}$|^\d{2}-\d{7}$"
@@ -145,8 +146,11 @@ PERSONAL: list[Detector] = [
     Detector(
         "phone_number",
         "pii",
+        # ``(?<![\w+@/.#$\-])(?:\+|00)?\(?\d`` + ``_PHONE_REST``, written to take the first character before the
+        # look-behind (a scan that skips to ``+``, ``(`` and digits), with the branches tried in the same order.
         re.compile(
-            r"(?<![\w+@/.#$\-])(?:\+|00)?\(?\d[\d\s().\-]{5,20}\d(?:\s*(?:x|ext\.?)\s*\d{1,6})?(?![\w@/\-]|\.\d)"
+            rf"[+(\d](?<![\w+@/.#$\-].)(?:(?<=\+)\(?\d{_PHONE_REST}|(?<=0)0\(?\d{_PHONE_REST}|(?<=\()\d{_PHONE_REST}"
+            rf"|(?<=\d){_PHONE_REST})"
         ),
         check=_phone_check,
     ),
