@@ -185,8 +185,14 @@ class _Plan:
 _PLANS: dict[int, _Plan] = {}
 
 
-def _run(text: str, detectors, ips: str) -> list[tuple[str, int, int]]:
+def _run(text: str, detectors, ips: str, *, covered: bool = False) -> list[tuple[str, int, int]]:
+    """``(kind, start, end)`` of what ``detectors`` find in ``text``.
+
+    With ``covered``, a generic candidate inside a specific finding already made in this run is not checked:
+    merging would give the group the specific kind and span anyway (it sorts first and outranks it). Only for
+    runs whose findings keep their own spans (not decoded runs, whose findings all take the run's span)."""
     keywords = _Keywords(text)
+    specific: list[tuple[int, int]] = []
     plan = _PLANS.get(id(detectors))
     if plan is None or plan.detectors is not detectors:
         plan = _PLANS[id(detectors)] = _Plan(detectors)
@@ -198,7 +204,10 @@ def _run(text: str, detectors, ips: str) -> list[tuple[str, int, int]]:
         windowed = detector.windowed and keywords.aligned
         if detector.precheck and not windowed and not keywords.contains(detector.precheck):
             continue
+        generic = detector.kind in _GENERIC
         for value, start, end in _spans(detector, text, keywords):
+            if covered and generic and any(s <= start and end <= e for s, e in specific):
+                continue
             if not value or (detector.validate and not detector.validate(value)):
                 continue
             if detector.check and not detector.check(text, start, end):
@@ -206,6 +215,8 @@ def _run(text: str, detectors, ips: str) -> list[tuple[str, int, int]]:
             if detector.category == "network" and ips == "public" and ip_kind(value) != "public":
                 continue
             found.append((detector.kind, start, end))
+            if covered and not generic and end > start:
+                specific.append((start, end))
     return found
 
 
@@ -248,7 +259,7 @@ def _folded_findings(text: str, ips: str) -> list[Finding]:
     out: list[Finding] = []
     for start, end in _windows(sorted(changed), len(variant)):
         part, part_index = variant[start:end], index[start:end]
-        out += _mapped(_run(part, DETECTORS, ips), part_index, "unicode")
+        out += _mapped(_run(part, DETECTORS, ips, covered=True), part_index, "unicode")
     return out
 
 
@@ -284,7 +295,7 @@ def scan(text: str, *, ip_addresses: bool | str | None = None) -> list[Finding]:
     if not text:
         return []
     ips = ip_mode(ip_addresses)
-    findings = [Finding(k, s, e) for k, s, e in _run(text, DETECTORS, ips)]
+    findings = [Finding(k, s, e) for k, s, e in _run(text, DETECTORS, ips, covered=True)]
     if not text.isascii():
         findings += _folded_findings(text, ips)
     for start, end, decoded, how in decoded_runs(text):

@@ -6,6 +6,7 @@ text dense in the characters the skeletons are made of.
 """
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -95,10 +96,49 @@ def test_injection_rules_tried_at_their_start_literals_find_what_a_whole_text_sc
 
 
 def test_windows_give_the_whole_text_matches_when_they_meet_at_the_edges():
-    import re
 
     pattern = re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])")
     text = "x 123-45-6789 123-45-67890 9123-45-6789 000-12-3456\n"
     anchors = [(m.start(), m.end()) for m in re.finditer(r"-\d\d-", text)]
     assert _spans(finditer_near(pattern, text, anchors, reach(pattern))) == _spans(pattern.finditer(text))
     assert _spans(finditer_near(pattern, text, anchors, reach(pattern))) == [(2, 13), (40, 51)]
+
+
+def test_generic_candidates_inside_specific_findings_are_skipped_without_changing_any_result(monkeypatch):
+    expected = {}
+    run = scanner._run
+    monkeypatch.setattr(scanner, "_run", lambda text, detectors, ips, covered=False: run(text, detectors, ips))
+    for text in TEXTS:
+        expected[text] = scanner.scan(text)
+    monkeypatch.setattr(scanner, "_run", run)
+    assert [text[:80] for text in TEXTS if scanner.scan(text) != expected[text]] == []
+
+
+# Patterns written to scan from their first character, against the form they were first written in.
+_AS_FIRST_WRITTEN = {
+    "phone_number": r"(?<![\w+@/.#$\-])(?:\+|00)?\(?\d[\d\s().\-]{5,20}\d"
+    r"(?:\s*(?:x|ext\.?)\s*\d{1,6})?(?![\w@/\-]|\.\d)",
+    "credit_card": r"(?<![\d\-])(?:\d[ \-]?){12,18}\d(?![\d\-])",
+    "iban": r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b",
+    "mac_address": r"\b[0-9A-Fa-f]{2}([:\-])(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}\b"
+    r"|\b[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\b",
+    "crypto_wallet": r"\b[13][1-9A-HJ-NP-Za-km-z]{25,34}\b",
+}
+_REWRITTEN = [
+    (d, re.compile(_AS_FIRST_WRITTEN[d.kind]))
+    for d in DETECTORS
+    if d.kind in _AS_FIRST_WRITTEN and not d.keywords and d.pattern.pattern != _AS_FIRST_WRITTEN[d.kind]
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789abcfAFKLZ+()-.: /#@x\n13", min_size=0, max_size=80))
+def test_patterns_rewritten_for_speed_match_what_they_were_written_as(text):
+    assert len(_REWRITTEN) == 5
+    for detector, original in _REWRITTEN:
+        assert _spans(detector.pattern.finditer(text)) == _spans(original.finditer(text)), detector.kind
+
+
+def test_patterns_rewritten_for_speed_match_what_they_were_written_as_on_both_corpora():
+    for detector, original in _REWRITTEN:
+        assert [t[:80] for t in TEXTS if _spans(detector.pattern.finditer(t)) != _spans(original.finditer(t))] == []
