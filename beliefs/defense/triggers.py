@@ -97,6 +97,13 @@ def _start_runs(items) -> frozenset[str] | None:
     if not items:
         return None
     op, arg = items[0]
+    rest = items[1:]
+    if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT) and arg[0] == 0 and arg[1] == 1:
+        with_it, without = _start_runs(list(arg[2]) + rest), _start_runs(rest)  # ``(?:please )?…``
+        return with_it | without if with_it and without else None
+    if op is sre_constants.IN and all(member is sre_constants.LITERAL for member, _ in arg) and len(arg) <= 4:
+        following = _start_runs(rest) if rest else None  # ``["']role…``
+        return frozenset(chr(c) + literal for _, c in arg for literal in (following or [""]))
     if op is sre_constants.SUBPATTERN and not arg[1] and not arg[2]:  # a group without inline flags
         return _start_runs(arg[-1])
     if op is sre_constants.BRANCH:
@@ -108,8 +115,10 @@ def _start_runs(items) -> frozenset[str] | None:
 
 
 def start_literals(pattern: re.Pattern) -> tuple[str, ...]:
-    """Literals one of which every match of ``pattern`` starts with (each at least two characters), or ``()``."""
+    """Literals one of which every match of ``pattern`` starts with, or ``()``: each of two characters at least,
+    or one that is rare in prose (punctuation such as ``<``, or outside ASCII)."""
     if pattern.flags & re.IGNORECASE:
         return ()
     found = _start_runs(sre_parse.parse(pattern.pattern, pattern.flags))
-    return tuple(sorted(found)) if found and min(map(len, found)) >= 2 else ()
+    usable = found and all(len(f) >= 2 or not (f.isascii() and (f.isalnum() or f.isspace())) for f in found)
+    return tuple(sorted(found)) if usable else ()
