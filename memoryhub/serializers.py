@@ -3,11 +3,15 @@
 DRF coerces by default (``"10"`` becomes 10 for an integer, 12345 becomes ``"12345"``
 for a string). A JSON API that coerces hides client bugs and makes the schema a lie, so
 a value of the wrong JSON type is a ``validation_error`` naming the field.
+
+Times are kept between the years 1000 and 9000: the services subtract horizons and add
+grace periods, and a time near year 1 or 9999 would overflow that arithmetic.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import UTC, datetime
 
 from rest_framework import serializers
 
@@ -21,6 +25,19 @@ _JSON_NAMES = {
     list: "a list",
     dict: "an object",
 }
+
+
+EARLIEST_TIME = datetime(1000, 1, 1, tzinfo=UTC)
+LATEST_TIME = datetime(9000, 1, 1, tzinfo=UTC)
+
+
+def within_time_range(value: datetime) -> datetime:
+    """``value`` when it lies between ``EARLIEST_TIME`` and ``LATEST_TIME``, otherwise a ``validation_error``."""
+    if not EARLIEST_TIME <= value < LATEST_TIME:
+        raise serializers.ValidationError(
+            f"Expected a time between {EARLIEST_TIME.year} and {LATEST_TIME.year}.", code="out_of_range"
+        )
+    return value
 
 
 def _expected_type(field) -> tuple[type, ...] | None:
@@ -70,6 +87,13 @@ class StrictInputSerializer(serializers.Serializer):
 
     from_query_string = False
 
+    def get_fields(self):
+        fields = super().get_fields()
+        for field in fields.values():
+            if isinstance(field, serializers.DateTimeField):
+                field.validators.append(within_time_range)
+        return fields
+
     def to_internal_value(self, data):
         if isinstance(data, Mapping):
             unknown = sorted(set(data) - set(self.fields))
@@ -98,6 +122,6 @@ def parse_datetime_param(params: Mapping, name: str):
     if raw in (None, ""):
         return None
     try:
-        return serializers.DateTimeField().run_validation(raw)
+        return serializers.DateTimeField(validators=[within_time_range]).run_validation(raw)
     except serializers.ValidationError as exc:
         raise serializers.ValidationError({name: exc.detail}, code="invalid") from exc

@@ -170,3 +170,47 @@ def test_gunicorn_refusals_are_written_in_the_json_error_format(status, reason, 
     assert b"Content-Type: application/json" in head and f"Content-Length: {len(body)}".encode() in head
     assert json.loads(body)["code"] == code and set(json.loads(body)) == ERROR_KEYS
     assert json_error(status, reason, "Invalid request line") == raw
+
+
+TIMED_BODIES = [
+    ("churn/score", {"now": "T"}, ("now",)),
+    ("churn/recommend", {"account": "a1", "segment": "smb", "now": "T"}, ("now",)),
+    ("churn/interventions", {"account": "a1", "segment": "smb", "play": "call", "occurred_at": "T"}, ("occurred_at",)),
+    ("anomaly/triage", {"signature": "s", "host": "h", "now": "T"}, ("now",)),
+    ("recall", {"query": "what happened last week", "budget_tokens": 10, "now": "T"}, ("now",)),
+    ("recall", {"query": "x", "budget_tokens": 10, "as_of": "T"}, ("as_of",)),
+    ("retain", {"items": [{"content": "x", "occurred_at": "T"}]}, ("items", "0", "occurred_at")),
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("when", ["0001-01-01T00:00:00.0Z", "0999-12-31T23:59:59Z", "9999-12-31T23:59:59Z"])
+@pytest.mark.parametrize(("path", "payload", "field"), TIMED_BODIES)
+def test_a_time_near_the_ends_of_the_calendar_is_a_validation_error(caller, when, path, payload, field):
+    """Year 1 used to overflow the horizon arithmetic of churn scoring (a 500)."""
+    body = json.loads(json.dumps(payload).replace('"T"', json.dumps(when)))
+    response = client_for(caller).post(caller.url(path), body, content_type="application/json")
+    fields = assert_json_error(response, 400, "validation_error")["extra"]["fields"]
+    for key in field:
+        fields = fields[key]
+    assert fields[0]["code"] == "out_of_range"
+    assert not Episode.objects.filter(bank=caller.bank).exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("path", "param"), [("beliefs/", "as_of"), ("facts/", "known_at"), ("facts/", "valid_at")])
+def test_a_time_near_the_ends_of_the_calendar_in_a_query_string_is_a_validation_error(caller, path, param):
+    response = client_for(caller).get(caller.url(path), {param: "0001-01-01T00:00:00Z"})
+    assert assert_json_error(response, 400, "validation_error")["extra"]["fields"][param][0]["code"] == "out_of_range"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("when", ["1000-01-01T00:00:00Z", "8999-12-31T00:00:00Z"])
+def test_times_inside_the_range_are_served(caller, when):
+    client = client_for(caller)
+    assert client.post(caller.url("churn/score"), {"now": when}, content_type="application/json").status_code == 200
+    response = client.post(
+        caller.url("retain"), {"items": [{"content": "old", "occurred_at": when}]}, content_type="application/json"
+    )
+    assert response.status_code == 201, response.content[:300]
+    assert Episode.objects.get(bank=caller.bank).occurred_at.year == int(when[:4])
