@@ -16,6 +16,7 @@ import json
 import logging
 import os
 from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,7 @@ CHECKS = [
     response_headers_conformance,
 ]
 STATS: Counter = Counter()
+VIOLATIONS: Counter = Counter()  # by kind: a response the schema does not describe, a rejection that changed data
 
 
 
@@ -109,6 +111,10 @@ def _report():
                     "examples_per_operation": EXAMPLES,
                     "by_status_class": dict(sorted(by_class.items())),
                     "server_errors": by_class.get("5xx", 0),
+                    "schema_violations": VIOLATIONS["schema_violations"],
+                    "rejections_that_changed_data": VIOLATIONS["rejections_that_changed_data"],
+                    "checks": [check.__name__ for check in CHECKS],
+                    "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
                 },
                 indent=2,
             )
@@ -135,6 +141,11 @@ def test_every_operation_answers_by_its_schema_and_rejections_change_nothing(cas
     before = stored_state()
     response = case.call(headers={"Authorization": f"Bearer {fuzz_bank.raw_key}"})
     STATS[(case.operation.label, response.status_code // 100)] += 1
-    case.validate_response(response, checks=CHECKS)
-    if response.status_code >= 400:
-        assert stored_state() == before, f"{case.operation.label} answered {response.status_code} but changed data"
+    try:
+        case.validate_response(response, checks=CHECKS)
+    except Exception:
+        VIOLATIONS["schema_violations"] += 1
+        raise
+    if response.status_code >= 400 and stored_state() != before:
+        VIOLATIONS["rejections_that_changed_data"] += 1
+        raise AssertionError(f"{case.operation.label} answered {response.status_code} but changed data")
