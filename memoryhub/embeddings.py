@@ -7,6 +7,7 @@ Vectors are L2-normalised, so cosine distance and inner product rank alike.
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 import time
@@ -53,9 +54,18 @@ def model_loaded() -> bool:
 
 
 def warm_up() -> float:
-    """Load the model now; return the seconds it took."""
+    """Load the model now, then freeze the heap; return the seconds it took.
+
+    After start-up about half a million objects live as long as the process (the model's
+    modules and tensors, Django's registries, imported code). Every full collection of
+    Python's cyclic garbage collector walked them all, a pause that landed inside recalls
+    (a third of recall time at 100,000 episodes). ``gc.freeze`` moves them to a permanent
+    generation the collector skips; objects made later are collected as before.
+    """
     started = time.perf_counter()
     embed_texts(["warm up"])
+    gc.collect()
+    gc.freeze()
     return time.perf_counter() - started
 
 
