@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import ast
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from django.db import connection, transaction
+from django.db import transaction
 
 from beliefs.models import Episode, Fact
 from beliefs.services.retain import RetainItem, retain
 from memoryhub.celery import app
 from memoryhub.queues import TaskName, UnknownTask, enqueue, enqueue_on_commit
 from tests.conftest import make_caller
+from tests.processes import run_django_snippet
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,24 +48,12 @@ def test_eager_mode_runs_the_task_inline_in_a_process_that_never_imported_it(mon
     monkeypatch.setattr("memoryhub.queues.enqueue", lambda *args, **kwargs: False)  # store only
     retain(bank=caller.bank, items=[RetainItem(content="Alice lives in Paris.")])
     assert Episode.objects.filter(bank=caller.bank, extracted_at__isnull=True).count() == 1
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "memoryhub.settings",
-        "MEMORYHUB_EAGER_TASKS": "1",
-        "MEMORYHUB_DB_NAME": connection.settings_dict["NAME"],
-        "REDIS_URL": "redis://127.0.0.1:1/0",
-        "MEMORYHUB_LOG_LEVEL": "WARNING",
-    }
-    done = subprocess.run(
-        [sys.executable, "-c", EAGER_PROCESS.replace("BANK_ID", str(caller.bank.pk))],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    out = run_django_snippet(
+        EAGER_PROCESS.replace("BANK_ID", str(caller.bank.pk)),
+        MEMORYHUB_EAGER_TASKS="1",
+        REDIS_URL="redis://127.0.0.1:1/0",
     )
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"imported_before": False, "sent": True}
+    assert out == {"imported_before": False, "sent": True}
     assert Episode.objects.filter(bank=caller.bank, extracted_at__isnull=True).count() == 0
     assert Fact.objects.filter(bank=caller.bank, object_key="paris").count() == 1
 

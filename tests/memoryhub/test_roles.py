@@ -1,22 +1,14 @@
 """The two database roles as deployed: requests and workers as the request role, maintenance as its own role."""
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ImproperlyConfigured
-from django.db import connection
 
 from beliefs.services.retain import RetainItem, retain
 from memoryhub.database import MAINTENANCE_ROLE, REQUEST_ROLE, database_settings
 from tests.conftest import make_caller
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.processes import run_django_snippet
 
 PRODUCTION_PROCESS = """
 import json, django
@@ -82,23 +74,9 @@ def test_production_processes_serve_as_the_request_role_and_maintain_as_the_main
     retain(bank=a.bank, items=[RetainItem(content="alpha memory")])
     retain(bank=b.bank, items=[RetainItem(content="beta memory")])
     get_user_model().objects.create_superuser("operator", "operator@example.invalid", "pw-123456")
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "memoryhub.settings",
-        "MEMORYHUB_DB_CONNECT_AS": "request",
-        "MEMORYHUB_DB_NAME": connection.settings_dict["NAME"],
-        "MEMORYHUB_LOG_LEVEL": "WARNING",
-    }
-    done = subprocess.run(
-        [sys.executable, "-c", PRODUCTION_PROCESS.replace("TENANT_A", str(a.tenant.pk))],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    out = run_django_snippet(
+        PRODUCTION_PROCESS.replace("TENANT_A", str(a.tenant.pk)), MEMORYHUB_DB_CONNECT_AS="request"
     )
-    assert done.returncode == 0, done.stderr[-3000:]
-    out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["default"] == settings.DATABASE_ROLES["request"]["USER"] == REQUEST_ROLE
     assert out["maintenance"] == MAINTENANCE_ROLE
     assert out["unscoped"] == 0  # the request role without a tenant sees nothing
