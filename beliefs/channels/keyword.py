@@ -18,6 +18,7 @@ from datetime import datetime
 
 from django.contrib.postgres.search import SearchQuery
 from django.db import connection
+from django.db.models.expressions import RawSQL
 
 from banks.models import Bank
 from beliefs.engine.types import Hit, RecallFilters
@@ -104,6 +105,9 @@ def _tsquery(lexemes) -> SearchQuery:
 
 
 def _bm25(candidates_sql: str, candidate_params: list, terms: QueryTerms, limit: int) -> list[tuple[int, float]]:
+    # Each candidate's vector is cut down to the query's lexemes (with their positions) before it is
+    # unnested: setweight marks them, ts_filter keeps them. Unnesting whole vectors made a row per
+    # lexeme of every candidate, about ten times the rows the score needs.
     lexemes = sorted(terms.idf)
     sql = f"""
         WITH q(lexeme, idf) AS (SELECT * FROM unnest(%s::text[], %s::float8[])),
@@ -113,13 +117,14 @@ def _bm25(candidates_sql: str, candidate_params: list, terms: QueryTerms, limit:
                    / (array_length(u.positions, 1)
                       + {K1} * (1 - {B} + {B} * length(cand.search_vector)::float8 / %s))) AS score
         FROM cand
-        CROSS JOIN LATERAL unnest(cand.search_vector) AS u(lexeme, positions, weights)
+        CROSS JOIN LATERAL unnest(ts_filter(setweight(setweight(cand.search_vector, 'D'), 'A', %s::text[]), '{{a}}'))
+            AS u(lexeme, positions, weights)
         JOIN q ON q.lexeme = u.lexeme
         GROUP BY cand.id
         ORDER BY score DESC, cand.id
         LIMIT %s
     """
-    params = [lexemes, [terms.idf[lexeme] for lexeme in lexemes], *candidate_params, terms.avg_length, limit]
+    params = [lexemes, [terms.idf[lexeme] for lexeme in lexemes], *candidate_params, terms.avg_length, lexemes, limit]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return [(pk, float(score)) for pk, score in cursor.fetchall()]
@@ -151,10 +156,9 @@ def _bm25_over_matches(bank: Bank, scoped, lexemes, terms: QueryTerms, limit: in
     # even the rarest word is everywhere, an unordered slice keeps the heap scan short.
     query = _tsquery(lexemes)
     if _row_security_applies():
-        matches = _indexed_matches(bank, lexemes)
-        if not matches:  # nothing to score (an empty IN list would not compile to SQL at all)
-            return []
-        scoped = scoped.filter(id__in=matches)
+        # The ids stay inside PostgreSQL: shipping up to _INDEX_MATCHES ids to Python and back as an IN list
+        # cost more than scoring them.
+        scoped = scoped.filter(id__in=_indexed_matches(bank, lexemes))
     else:
         scoped = scoped.filter(search_vector=query)
     candidates = scoped.order_by().values("id", "search_vector")[:_MAX_SCORED]
@@ -169,17 +173,15 @@ def _row_security_applies() -> bool:
         return bool(cursor.fetchone()[0])
 
 
-def _indexed_matches(bank, lexemes) -> list[int]:
-    """Ids of the bank's episodes containing any of ``lexemes``, found through the GIN index.
+def _indexed_matches(bank, lexemes) -> RawSQL:
+    """Ids of the bank's episodes containing any of ``lexemes``, found through the GIN index (a subquery).
 
     Row-level security keeps PostgreSQL from using the index for ``@@`` (not a leakproof operator), so the
     match runs in ``memoryhub_keyword_matches`` (migration 0018), which checks the caller's tenant itself."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT public.memoryhub_keyword_matches(%s, to_tsquery('simple'::regconfig, %s), %s)",
-            [bank.pk, " | ".join(f"'{lexeme}'" for lexeme in lexemes), _INDEX_MATCHES],
-        )
-        return [row[0] for row in cursor.fetchall()]
+    return RawSQL(
+        "SELECT public.memoryhub_keyword_matches(%s, to_tsquery('simple'::regconfig, %s), %s)",
+        [bank.pk, " | ".join(f"'{lexeme}'" for lexeme in lexemes), _INDEX_MATCHES],
+    )
 
 
 def scores_for(*, bank: Bank, terms: QueryTerms, episode_ids: list[int]) -> dict[int, float]:

@@ -2,6 +2,8 @@
 
 from datetime import timedelta
 
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils.dateparse import parse_datetime
 
 from beliefs.channels import graph, keyword, temporal
@@ -99,6 +101,41 @@ def test_temporal_channel_returns_the_months_episodes(caller):
         ranges=parse_time_ranges(query, reference),
     )
     assert texts(caller.bank, hits) == ["Melanie went camping with the kids"]
+
+
+def _ranks_by_index_walk(caller, query, monkeypatch, exact_below) -> tuple[bool, list[str]]:
+    """Whether the temporal channel walked the vector index for ``query`` (rather than rank its range exactly)."""
+    monkeypatch.setattr(temporal, "EXACT_BELOW", exact_below)
+    reference = temporal.reference_time(bank=caller.bank, now=None, as_of=None)
+    with CaptureQueriesContext(connection) as queries:
+        hits = temporal.search(
+            bank=caller.bank,
+            query_text=query,
+            query_vector=embed_query(query),
+            limit=5,
+            ranges=parse_time_ranges(query, reference),
+            exact=False,
+        )
+    walked = not any("enable_indexscan" in q["sql"] for q in queries.captured_queries)
+    return walked, texts(caller.bank, hits)
+
+
+def test_temporal_channel_ranks_a_sparse_range_exactly_and_a_dense_one_by_index_walk(caller, monkeypatch):
+    retain_texts(caller.bank, [f"routine check {n}" for n in range(12)], occurred_at=parse_datetime("2023-07-05T10:00Z"))
+    retain_texts(caller.bank, ["Melanie went camping"], occurred_at=parse_datetime("2023-06-10T10:00:00Z"))
+    retain_texts(caller.bank, ["latest note"], occurred_at=parse_datetime("2023-07-10T10:00:00Z"))
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE beliefs_episode")  # the estimate comes from column statistics
+    # June holds one episode: below the threshold, it is read through its B-tree and ranked exactly.
+    assert _ranks_by_index_walk(caller, "What did Melanie do in June?", monkeypatch, exact_below=5) == (
+        False,
+        ["Melanie went camping"],
+    )
+    # July holds 13: above the threshold, the index walk ranks them (it would scan past few matches).
+    walked, found = _ranks_by_index_walk(caller, "What happened in July?", monkeypatch, exact_below=5)
+    assert walked and len(found) == 5 and "Melanie went camping" not in found
+    # A range with no episode at all costs no index walk either.
+    assert _ranks_by_index_walk(caller, "What happened in March 2021?", monkeypatch, exact_below=5) == (False, [])
 
 
 def test_when_question_prefers_episodes_that_carry_time(caller):
