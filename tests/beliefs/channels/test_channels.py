@@ -121,7 +121,8 @@ def _ranks_by_index_walk(caller, query, monkeypatch, exact_below) -> tuple[bool,
 
 
 def test_temporal_channel_ranks_a_sparse_range_exactly_and_a_dense_one_by_index_walk(caller, monkeypatch):
-    retain_texts(caller.bank, [f"routine check {n}" for n in range(12)], occurred_at=parse_datetime("2023-07-05T10:00Z"))
+    july = parse_datetime("2023-07-05T10:00:00Z")
+    retain_texts(caller.bank, [f"routine check {n}" for n in range(12)], occurred_at=july)
     retain_texts(caller.bank, ["Melanie went camping"], occurred_at=parse_datetime("2023-06-10T10:00:00Z"))
     retain_texts(caller.bank, ["latest note"], occurred_at=parse_datetime("2023-07-10T10:00:00Z"))
     with connection.cursor() as cursor:
