@@ -7,6 +7,8 @@ STAMP := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
+# Benchmarks and tests load numpy before memoryhub (which sets the same): one BLAS thread, no idle spinning.
+export OPENBLAS_NUM_THREADS := 1
 
 .PHONY: setup system-deps run test fuzz bench eval bench-scale bench-consolidation eval-defense eval-workloads bench-web chaos load lint stop clean client-models
 
