@@ -14,7 +14,8 @@ from datetime import datetime
 import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import CharField, Exists, OuterRef, Q, QuerySet, Value
+from pgvector import Vector
 from pgvector.django import CosineDistance
 
 from banks.models import Bank
@@ -48,19 +49,45 @@ def belief_text(belief: Belief) -> str:
     )
 
 
-def _nearest(queryset, query_vector: np.ndarray, limit: int, exact: bool) -> list:
+def _candidates(bank: Bank, as_of: datetime | None, kinds: tuple[str, ...]) -> dict[str, QuerySet]:
+    """Per kind, the rows that may be recalled: beliefs that still hold, valid facts no belief has folded in, plays."""
+    candidates = {}
+    if "belief" in kinds:
+        beliefs = Belief.objects.filter(bank=bank, status__in=LIVE_BELIEF_STATUSES)
+        candidates["belief"] = beliefs.filter(formed_at__lte=as_of) if as_of is not None else beliefs
+    if "fact" in kinds:
+        in_belief = Evidence.objects.filter(fact_id=OuterRef("pk"), stance="supports")
+        facts = Fact.objects.filter(bank=bank, quarantined=False, negated=False).filter(~Exists(in_belief))
+        if as_of is None:
+            facts = facts.filter(invalid_at__isnull=True)
+        else:
+            facts = facts.filter(created_at__lte=as_of).exclude(Q(invalid_at__lte=as_of) & Q(expired_at__lte=as_of))
+        candidates["fact"] = facts
+    if "play" in kinds:
+        candidates["play"] = Play.objects.filter(bank=bank)
+    return candidates
+
+
+def _nearest(candidates: dict[str, QuerySet], query_vector: np.ndarray, limit: int, exact: bool) -> list[tuple]:
+    """``(kind, id, distance)`` of each kind's ``limit`` nearest rows within the similarity floor, in one query."""
     max_distance = 1 - settings.MEMORYHUB["DERIVED_MIN_SIMILARITY"]
-    queryset = (
-        queryset.annotate(distance=CosineDistance("embedding", query_vector))
+    target = Value(Vector(query_vector).to_text())  # the vector's text form, made once for every kind
+    ranked = [
+        queryset.annotate(kind=Value(kind, output_field=CharField()), distance=CosineDistance("embedding", target))
         .filter(distance__lte=max_distance)
-        .order_by("distance", "id")[:limit]
-    )
+        .order_by("distance", "id")
+        .values_list("kind", "id", "distance")[:limit]
+        for kind, queryset in candidates.items()
+    ]
+    if not ranked:
+        return []
+    combined = ranked[0].union(*ranked[1:], all=True) if len(ranked) > 1 else ranked[0]
     with transaction.atomic(), connection.cursor() as cursor:
         if exact:
             cursor.execute("SELECT set_config('enable_indexscan', 'off', true)")
         else:
             cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
-        return list(queryset)
+        return list(combined)
 
 
 def search(
@@ -72,23 +99,28 @@ def search(
     kinds: tuple[str, ...] = ("belief", "fact", "play"),
     exact: bool | None = None,
 ) -> list[DerivedHit]:
-    """Up to ``limit`` beliefs, facts and plays at least ``DERIVED_MIN_SIMILARITY`` similar to the query."""
+    """Up to ``limit`` beliefs, facts and plays at least ``DERIVED_MIN_SIMILARITY`` similar to the query.
+
+    One query ranks every kind; rows are read only for what it found."""
     if exact is None:
         exact = bank_is_small(bank)
+    nearest = _nearest(_candidates(bank, as_of, kinds), query_vector, limit, exact)
+    similarity: dict[str, dict[int, float]] = {kind: {} for kind in kinds}
+    for kind, pk, distance in sorted(nearest, key=lambda row: (row[2], row[1])):
+        similarity[kind][pk] = 1.0 - float(distance)
     hits: list[DerivedHit] = []
-    if "belief" in kinds:
-        beliefs = Belief.objects.filter(bank=bank, status__in=LIVE_BELIEF_STATUSES).defer("search_vector")
-        if as_of is not None:
-            beliefs = beliefs.filter(formed_at__lte=as_of)
-        found = _nearest(beliefs, query_vector, limit, exact)
-        support = _supporting_episodes(bank, [b.pk for b in found])
-        for belief in found:
+    if similarity.get("belief"):
+        found = Belief.objects.filter(bank=bank, pk__in=similarity["belief"]).defer("search_vector", "embedding")
+        support = _supporting_episodes(bank, list(similarity["belief"]))
+        by_id = {belief.pk: belief for belief in found}
+        for pk, score in similarity["belief"].items():
+            belief = by_id[pk]
             text = belief_text(belief)
             hits.append(
                 DerivedHit(
                     kind="belief",
                     item_id=belief.pk,
-                    similarity=1.0 - float(belief.distance),
+                    similarity=score,
                     text=text,
                     tokens=count_tokens(text),
                     episode_ids=tuple(support.get(belief.pk, ())),
@@ -106,19 +138,15 @@ def search(
                     },
                 )
             )
-    if "fact" in kinds:
-        in_belief = Evidence.objects.filter(fact_id=OuterRef("pk"), stance="supports")
-        facts = Fact.objects.filter(bank=bank, quarantined=False).defer("search_vector").filter(~Exists(in_belief))
-        if as_of is None:
-            facts = facts.filter(invalid_at__isnull=True)
-        else:
-            facts = facts.filter(created_at__lte=as_of).exclude(Q(invalid_at__lte=as_of) & Q(expired_at__lte=as_of))
-        for fact in _nearest(facts.filter(negated=False), query_vector, limit, exact):
+    if similarity.get("fact"):
+        by_id = Fact.objects.filter(bank=bank, pk__in=similarity["fact"]).defer("search_vector", "embedding").in_bulk()
+        for pk, score in similarity["fact"].items():
+            fact = by_id[pk]
             hits.append(
                 DerivedHit(
                     kind="fact",
                     item_id=fact.pk,
-                    similarity=1.0 - float(fact.distance),
+                    similarity=score,
                     text=fact.statement,
                     tokens=count_tokens(fact.statement),
                     episode_ids=(fact.episode_id,),
@@ -134,14 +162,16 @@ def search(
                     },
                 )
             )
-    if "play" in kinds:
-        for play in _nearest(Play.objects.filter(bank=bank), query_vector, limit, exact=True):
+    if similarity.get("play"):
+        by_id = Play.objects.filter(bank=bank, pk__in=similarity["play"]).defer("embedding").in_bulk()
+        for pk, score in similarity["play"].items():
+            play = by_id[pk]
             text = f"[accepted lesson] {play.text}"
             hits.append(
                 DerivedHit(
                     kind="play",
                     item_id=play.pk,
-                    similarity=1.0 - float(play.distance),
+                    similarity=score,
                     text=text,
                     tokens=count_tokens(text),
                     episode_ids=(),
