@@ -32,10 +32,11 @@ from beliefs.engine.temporal import names_time
 from beliefs.engine.types import FusedCandidate, Hit, PackedItem, RecallFilters, RecallResult
 from beliefs.selectors.beliefs import derived_coverage
 from beliefs.selectors.episodes import (
+    EpisodeCitation,
+    episode_citations,
     episode_texts,
     episode_thread_neighbours,
     episode_vectors,
-    episodes_by_ids,
     episodes_matching,
 )
 from memoryhub import metrics
@@ -191,7 +192,7 @@ def _place_derived(drafts: list[_Draft], hits: list, dense: dict[int, float], co
     return result
 
 
-def _packed(draft: _Draft, episode) -> PackedItem:
+def _packed(draft: _Draft, episode: EpisodeCitation) -> PackedItem:
     candidate = draft.ranked.candidate
     return PackedItem(
         item_id=episode.pk,
@@ -365,7 +366,7 @@ def recall(
         return _Draft(ranked=draft.ranked, text=passage, tokens=count_tokens(passage), trimmed=True)
 
     packing = pack_greedy(drafts, budget_tokens=budget_tokens, cost=lambda draft: draft.tokens, trim=trim)
-    details = episodes_by_ids(bank=bank, ids=[d.ranked.candidate.item_id for d in packing.chosen if d.ranked])
+    details = episode_citations(bank=bank, ids=[d.ranked.candidate.item_id for d in packing.chosen if d.ranked])
     items = tuple(
         _derived_packed(draft) if draft.derived is not None else _packed(draft, details[draft.ranked.candidate.item_id])
         for draft in packing.chosen
