@@ -58,6 +58,14 @@ class Bank(models.Model):
     description = models.TextField(blank=True, default="")
     background = models.TextField(blank=True, default="", help_text="Standing context about what this bank holds.")
     policy = models.JSONField(default=dict, blank=True, help_text="Per-bank settings (defense, retention, thresholds).")
+    # A large bank's own vector index (beliefs.services.vector_indexes), kept here so that recall knows of
+    # it from the bank row it already holds.
+    vector_index_lists = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Lists of the bank's own IVFFlat vector index; empty when it has none."
+    )
+    vector_index_episodes = models.PositiveIntegerField(
+        default=0, help_text="Episodes the bank held when its own vector index was built."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -29,6 +29,7 @@ from beliefs.services.decay import beliefs_decay
 from beliefs.services.extract import bank_extract, batches_mark_extracted
 from beliefs.services.mental_models import mental_models_refresh
 from beliefs.services.retain import retain_batch_fail, retain_batch_process
+from beliefs.services.vector_indexes import vector_indexes_refresh
 from memoryhub import metrics
 from memoryhub.queues import TaskName, enqueue_on_commit
 from memoryhub.tenancy import clear_session_scope, rls_bypass, tenant_scope
@@ -251,6 +252,12 @@ def score_interventions_task() -> dict:
         with tenant_scope(bank.tenant_id):
             scored += interventions_score(bank=bank)
     return {"scored": scored, "banks": len(bank_ids)}
+
+
+@shared_task(**_TASK_OPTIONS)
+def refresh_vector_indexes_task() -> dict:
+    """Hourly: give large banks their own vector index, rebuild those whose bank doubled or halved, drop the rest."""
+    return vector_indexes_refresh()
 
 
 task_prerun.connect(lambda **kwargs: clear_session_scope(), weak=False)

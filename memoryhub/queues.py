@@ -74,6 +74,7 @@ ROUTES: dict[str, Queue] = {
     "beliefs.tasks.resume_stalled_banks_task": Queue.MAINTENANCE,
     "beliefs.tasks.decay_beliefs_task": Queue.MAINTENANCE,
     "beliefs.tasks.score_interventions_task": Queue.MAINTENANCE,
+    "beliefs.tasks.refresh_vector_indexes_task": Queue.MAINTENANCE,
 }
 
 # Tasks queued at most once per target at a time (task -> the kwarg naming the target): per-bank stages, and

@@ -220,6 +220,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "beliefs.tasks.score_interventions_task",
         "schedule": 3600.0,
     },
+    "refresh-vector-indexes": {
+        "task": "beliefs.tasks.refresh_vector_indexes_task",
+        "schedule": 3600.0,
+    },
 }
 
 # --- Engine -------------------------------------------------------------------------
@@ -239,6 +243,12 @@ MEMORYHUB = {
     "HNSW_RERANK_DEPTH": env_int("MEMORYHUB_HNSW_RERANK_DEPTH", 800),
     # Banks up to this many episodes are searched exactly (sequential scan) instead of by HNSW.
     "EXACT_SEARCH_BELOW": env_int("MEMORYHUB_EXACT_SEARCH_BELOW", 2000),
+    # Banks of this many episodes get an IVFFlat index of their own (beliefs.services.vector_indexes); their
+    # semantic search merges this many candidates of a short HNSW walk and of that index, reading at least
+    # VECTOR_INDEX_MIN_PROBES of its lists.
+    "VECTOR_INDEX_MIN_EPISODES": env_int("MEMORYHUB_VECTOR_INDEX_MIN_EPISODES", 50_000),
+    "VECTOR_INDEX_DEPTH": env_int("MEMORYHUB_VECTOR_INDEX_DEPTH", 200),
+    "VECTOR_INDEX_MIN_PROBES": env_int("MEMORYHUB_VECTOR_INDEX_MIN_PROBES", 20),
     "RRF_K": 60,
     # Run recall channels on a thread pool (each with its own connection); off runs them one after another.
     "PARALLEL_CHANNELS": env_bool("MEMORYHUB_PARALLEL_CHANNELS", True),

@@ -55,17 +55,26 @@ def maintenance_alias() -> str:
     return "maintenance" if "maintenance" in settings.DATABASES else "default"
 
 
-def _signing_key() -> bytes:
-    """The database's tenant-token key, read once per process and database through a maintenance session."""
+@contextmanager
+def maintenance_session():
+    """A connection of its own as the maintenance role, in autocommit: outside every transaction of the caller
+    (needed by statements that may not run in one, such as ``CREATE INDEX CONCURRENTLY``)."""
     maintenance = connections[maintenance_alias()]
     params = maintenance.get_connection_params()
+    params = {k: v for k, v in params.items() if k not in {"cursor_factory", "context", "prepare_threshold"}}
+    with maintenance.wrap_database_errors:  # an unreachable server is Django's OperationalError (503)
+        with psycopg.connect(**params, autocommit=True) as conn:
+            yield conn
+
+
+def _signing_key() -> bytes:
+    """The database's tenant-token key, read once per process and database through a maintenance session."""
+    params = connections[maintenance_alias()].get_connection_params()
     cache_key = (params.get("host"), params.get("port"), params.get("dbname"))
     with _key_lock:
         if cache_key not in _keys:
-            params = {k: v for k, v in params.items() if k not in {"cursor_factory", "context", "prepare_threshold"}}
-            with maintenance.wrap_database_errors:  # an unreachable server is Django's OperationalError (503)
-                with psycopg.connect(**params, autocommit=True) as conn:
-                    row = conn.execute("SELECT secret FROM memoryhub_private.tenant_key WHERE id = 1").fetchone()
+            with maintenance_session() as conn:
+                row = conn.execute("SELECT secret FROM memoryhub_private.tenant_key WHERE id = 1").fetchone()
             _keys[cache_key] = bytes(row[0])
         return _keys[cache_key]
 
