@@ -128,6 +128,20 @@ def build_indexes(bank) -> dict:
     return timings
 
 
+def build_bank_index(bank) -> dict:
+    """The bank's own IVFFlat index, as the hourly sweep (or ``manage.py vector_indexes``) builds it after an import."""
+    from beliefs.services.vector_indexes import bank_vector_index_refresh
+
+    with Timer() as t:
+        action = bank_vector_index_refresh(bank=bank)
+    bank.refresh_from_db()
+    return {
+        "bank_index": action,
+        "bank_index_lists": bank.vector_index_lists,
+        "bank_index_build_s": round(t.seconds, 1),
+    }
+
+
 def fill_statistics(bank, texts: list[dict]) -> dict:
     """Term statistics and entity links, as retain would have written them."""
     from django.db import connection
@@ -226,8 +240,19 @@ def measure(bank, queries: list[str], *, exact_queries: int) -> dict:
     }
 
 
+# (label, own index?, settings): the shared HNSW graph alone at two depths, and the bank's own index merged with a
+# short HNSW walk at three depths and numbers of lists read.
+SEARCH_VARIANTS = [
+    ("shared HNSW, ef 100, 400 candidates", False, {"HNSW_EF_SEARCH": 100, "HNSW_RERANK_DEPTH": 400}),
+    ("shared HNSW, ef 400, 800 candidates", False, {"HNSW_EF_SEARCH": 400, "HNSW_RERANK_DEPTH": 800}),
+    ("own index, 100 + 100 candidates, 10+ lists", True, {"VECTOR_INDEX_DEPTH": 100, "VECTOR_INDEX_MIN_PROBES": 10}),
+    ("own index, 200 + 200 candidates, 20+ lists", True, {"VECTOR_INDEX_DEPTH": 200, "VECTOR_INDEX_MIN_PROBES": 20}),
+    ("own index, 400 + 400 candidates, 40+ lists", True, {"VECTOR_INDEX_DEPTH": 400, "VECTOR_INDEX_MIN_PROBES": 40}),
+]
+
+
 def depth_tuning(bank, queries: list[str]) -> list[dict]:
-    """Top-10 agreement with exact search and semantic latency for several ef_search / candidate depths."""
+    """Top-10 agreement with exact search and semantic latency of each search variant."""
     from django.conf import settings
 
     from beliefs.channels import semantic
@@ -237,11 +262,14 @@ def depth_tuning(bank, queries: list[str]) -> list[dict]:
     truths = [
         {hit.item_id for hit in semantic.search(bank=bank, query_vector=v, limit=10, exact=True)} for v in vectors
     ]
-    saved = dict(settings.MEMORYHUB)
+    saved, own_lists = dict(settings.MEMORYHUB), bank.vector_index_lists
     rows = []
     try:
-        for ef_search, depth in ((40, 10), (100, 10), (100, 100), (100, 200), (100, 400), (200, 400), (400, 800)):
-            settings.MEMORYHUB.update(HNSW_EF_SEARCH=ef_search, HNSW_RERANK_DEPTH=depth)
+        for label, own_index, overrides in SEARCH_VARIANTS:
+            if own_index and not own_lists:
+                continue
+            settings.MEMORYHUB.update(overrides)
+            bank.vector_index_lists = own_lists if own_index else None
             times, agreement = [], []
             for vector, truth in zip(vectors, truths, strict=True):
                 with Timer() as t:
@@ -250,16 +278,16 @@ def depth_tuning(bank, queries: list[str]) -> list[dict]:
                 agreement.append(len(truth & {hit.item_id for hit in found}) / max(1, len(truth)))
             rows.append(
                 {
-                    "ef_search": ef_search,
-                    "depth": depth,
+                    "variant": label,
                     "recall_at_10": round(sum(agreement) / len(agreement), 4),
                     **{k: v for k, v in summary_ms(times).items() if k in ("p50_ms", "p95_ms")},
                 }
             )
-            print(f"  ef_search {ef_search:4d} depth {depth:4d}: {rows[-1]}", flush=True)
+            print(f"  {label}: {rows[-1]}", flush=True)
     finally:
         settings.MEMORYHUB.clear()
         settings.MEMORYHUB.update(saved)
+        bank.vector_index_lists = own_lists
     return rows
 
 
@@ -297,6 +325,7 @@ def run_size(size: int, queries: int, kind: str = "near-copy") -> dict:
     load_bank(small_bank, 50, texts, vectors, np_rng)
     timings.update(build_indexes(bank))
     timings.update(fill_statistics(bank, texts))
+    timings.update(build_bank_index(bank))
     qrng = random.Random(99)
     query_texts = real_queries(queries) if kind == "real" else [synthetic_query(qrng) for _ in range(queries)]
     measured = measure(bank, query_texts, exact_queries=min(100 if kind == "real" else 50, queries))

@@ -207,10 +207,17 @@ def workloads_table(r: dict) -> str:
     return "\n".join(rows)
 
 
+def _own_index(timings: dict) -> str:
+    if not timings.get("bank_index_lists"):
+        return "none"
+    return f"{timings['bank_index_build_s']} s ({timings['bank_index_lists']:,} lists)"
+
+
 def scale_table(results: list[dict]) -> str:
     lines = [
-        "| episodes | vectors | recall p50 / p95 (budget 1024) | semantic HNSW p50 / p95 | exact scan p50 / p95 "
-        "| top-10 agreement with exact | 50-row bank | HNSW build | storage (table / HNSW / GIN) | measured |",
+        "| episodes | vectors | recall p50 / p95 (budget 1024) | semantic top-10 p50 / p95 | exact scan p50 / p95 "
+        "| top-10 agreement with exact | 50-row bank | build: shared HNSW / bank's own IVFFlat "
+        "| storage (table / HNSW / GIN) | measured |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
@@ -219,7 +226,8 @@ def scale_table(results: list[dict]) -> str:
             f"| {r['episodes']:,} | {r.get('vector_kind', 'near-copy')} | {f['p50_ms']} / {f['p95_ms']} ms "
             f"| {s['p50_ms']} / {s['p95_ms']} ms "
             f"| {e['p50_ms']} / {e['p95_ms']} ms | **{r['hnsw_recall_at_10_vs_exact']}** "
-            f"| {r['small_bank_inside']['hnsw_recall_at_10_vs_exact']} | {r['timings']['hnsw_build_s']} s "
+            f"| {r['small_bank_inside']['hnsw_recall_at_10_vs_exact']} | {r['timings']['hnsw_build_s']} s / "
+            f"{_own_index(r['timings'])} "
             f"| {r['storage_mb']['table_total']} / {r['storage_mb']['hnsw_index']} / {r['storage_mb']['gin_index']} MB "
             f"| {r['machine']['measured_at'][:10]} |"
         )
@@ -227,14 +235,18 @@ def scale_table(results: list[dict]) -> str:
     lines.append("")
     for kind, text in kinds.items():
         lines.append(f"- {kind} vectors: {text}. Queries use the real model end to end.")
-    tuned = [r for r in results if r.get("tuning")]
+    tuned = [r for r in results if r.get("tuning") and "variant" in r["tuning"][0]]
     if tuned:
-        lines += ["", "Candidate depth and `ef_search` (top-10 agreement with exact search; semantic p95):", ""]
-        header = [f"{row['ef_search']} / {row['depth']}" for row in tuned[0]["tuning"]]
-        lines.append("| bank | " + " | ".join(f"ef {h}" for h in header) + " |")
+        lines += ["", "Search variants (top-10 agreement with exact search; semantic p95):", ""]
+        header = [row["variant"] for row in max((r["tuning"] for r in tuned), key=len)]
+        lines.append("| bank | " + " | ".join(header) + " |")
         lines.append("|---|" + "---|" * len(header))
         for r in tuned:
-            cells = [f"{row['recall_at_10']} ({row['p95_ms']} ms)" for row in r["tuning"]]
+            by_variant = {row["variant"]: row for row in r["tuning"]}
+            cells = [
+                f"{by_variant[h]['recall_at_10']} ({by_variant[h]['p95_ms']} ms)" if h in by_variant else "–"
+                for h in header
+            ]
             lines.append(f"| {r['episodes']:,} {r.get('vector_kind', 'near-copy')} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
