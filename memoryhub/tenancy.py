@@ -114,6 +114,16 @@ def set_request_tenant(tenant_id: int) -> tuple[str, str, str]:
     return _apply(request_role(), str(int(tenant_id)), tenant_token(tenant_id), local=True)
 
 
+def set_session_tenant(tenant_id: int) -> None:
+    """Scope the whole database session (not one transaction) to one tenant, as the request role.
+
+    For connections that serve one kind of work and call this before every use, such as
+    recall's channel threads: it saves the BEGIN and COMMIT a transaction-local scope needs
+    around every read. The values hold until the next call or the end of the connection.
+    """
+    _apply(request_role(), str(int(tenant_id)), tenant_token(tenant_id), local=False)
+
+
 def restore_request_tenant(previous: tuple[str, str, str]) -> None:
     _apply(*previous, local=True)
 

@@ -86,9 +86,11 @@ def search(
         .values_list("id", "distance")[:limit]
     )
     with transaction.atomic(), connection.cursor() as cursor:
-        if exact:  # no index walk by meaning: the planner reads the range through a B-tree (a bitmap scan)
-            cursor.execute("SELECT set_config('enable_indexscan', 'off', true)")
-        cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
-        cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(max(100, limit))])
+        # One round trip. Exact: no index walk by meaning, the planner reads the range through a B-tree.
+        cursor.execute(
+            "SELECT set_config('enable_indexscan', %s, true), set_config('hnsw.iterative_scan', 'relaxed_order', true),"
+            " set_config('hnsw.ef_search', %s, true)",
+            ["off" if exact else "on", str(max(100, limit))],
+        )
         rows = sorted(queryset, key=lambda row: (row[1], row[0]))
     return [Hit(item_id=pk, channel=CHANNEL, rank=rank, score=1.0 - float(d)) for rank, (pk, d) in enumerate(rows, 1)]

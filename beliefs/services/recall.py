@@ -21,7 +21,7 @@ from datetime import datetime
 
 import numpy as np
 from django.conf import settings
-from django.db import close_old_connections, connection, connections, transaction
+from django.db import close_old_connections, connection, connections
 
 from banks.models import Bank
 from beliefs.channels import derived, graph, keyword, recency, semantic, temporal
@@ -41,7 +41,7 @@ from beliefs.selectors.episodes import (
 )
 from memoryhub import metrics
 from memoryhub.embeddings import cross_encoder_scores, embed_query
-from memoryhub.tenancy import REQUEST_TRANSACTION_DEPTH, set_request_tenant
+from memoryhub.tenancy import REQUEST_TRANSACTION_DEPTH, set_session_tenant
 from memoryhub.tokens import count_tokens
 
 CHANNELS = ("semantic", "keyword", "graph", "temporal")
@@ -51,6 +51,8 @@ _TOKENS_PER_CANDIDATE = 8
 _MAX_CANDIDATES = 500
 _WORKERS = 4
 _EXECUTOR = ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="recall-channel")
+# The connection and tenant each channel thread's session is scoped to.
+_thread_scope = threading.local()
 
 
 def close_channel_connections() -> None:
@@ -87,16 +89,29 @@ class _Runner:
                 if not self.parallel:
                     return fn(**kwargs)
                 close_old_connections()
-                # A pooled thread has its own connection: scope it to the bank's tenant for row-level security.
-                with transaction.atomic():
-                    set_request_tenant(self.tenant_id)
-                    return fn(**kwargs)
+                _scope_thread_session(self.tenant_id)
+                return fn(**kwargs)
             finally:
                 self.timings[name] = round((time.perf_counter() - started) * 1000, 2)
 
         if self.parallel:
             return _EXECUTOR.submit(timed)
         return _Done(timed())
+
+
+def _scope_thread_session(tenant_id: int) -> None:
+    """Scope a channel thread's own connection to the bank's tenant for row-level security.
+
+    The session-wide scope is set again whenever the thread's connection or the tenant
+    changes; these connections serve channel reads only, so one set-up serves every
+    recall of the same tenant. A new connection starts unscoped and sees no rows.
+    """
+    connection.ensure_connection()
+    raw = connection.connection
+    if getattr(_thread_scope, "connection", None) is not raw or _thread_scope.tenant_id != tenant_id:
+        _thread_scope.connection = None  # a failed set-up must not count as done
+        set_session_tenant(tenant_id)
+        _thread_scope.connection, _thread_scope.tenant_id = raw, tenant_id
 
 
 def _may_run_in_parallel() -> bool:

@@ -34,6 +34,18 @@ def test_parallel_channels_return_what_sequential_channels_return():
         assert set(parallel.channel_ms) >= {"semantic", "keyword", "graph", "temporal"}
 
 
+@pytest.mark.django_db(transaction=True)
+def test_channel_threads_follow_the_tenant_of_each_recall():
+    # Channel threads keep a session-wide tenant scope between recalls: it must switch with the bank's tenant.
+    first, second = make_caller(), make_caller()
+    [first_id] = retain_texts(first.bank, ["Alert DiskLatencyHigh fired on db-01 at tenant one."])
+    [second_id] = retain_texts(second.bank, ["Alert DiskLatencyHigh fired on db-01 at tenant two."])
+    for caller, expected in [(first, first_id), (second, second_id), (first, first_id)]:
+        result = recall(bank=caller.bank, query="DiskLatencyHigh db-01", budget_tokens=200)
+        assert [item.item_id for item in result.items] == [expected]
+        assert {"semantic", "keyword", "graph"} <= set(result.channel_ms)
+
+
 def _settings():
     from django.conf import settings
 
