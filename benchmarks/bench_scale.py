@@ -246,6 +246,7 @@ SEARCH_VARIANTS = [
     ("shared HNSW, ef 100, 400 candidates", False, {"HNSW_EF_SEARCH": 100, "HNSW_RERANK_DEPTH": 400}),
     ("shared HNSW, ef 400, 800 candidates", False, {"HNSW_EF_SEARCH": 400, "HNSW_RERANK_DEPTH": 800}),
     ("own index, 100 + 100 candidates, 10+ lists", True, {"VECTOR_INDEX_DEPTH": 100, "VECTOR_INDEX_MIN_PROBES": 10}),
+    ("own index, 200 + 200 candidates, 10+ lists", True, {"VECTOR_INDEX_DEPTH": 200, "VECTOR_INDEX_MIN_PROBES": 10}),
     ("own index, 200 + 200 candidates, 20+ lists", True, {"VECTOR_INDEX_DEPTH": 200, "VECTOR_INDEX_MIN_PROBES": 20}),
     ("own index, 400 + 400 candidates, 40+ lists", True, {"VECTOR_INDEX_DEPTH": 400, "VECTOR_INDEX_MIN_PROBES": 40}),
 ]

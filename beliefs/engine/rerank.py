@@ -126,16 +126,23 @@ def collapse_duplicates(
     blank = np.zeros_like(next(iter(vectors.values()))) if vectors else np.zeros(1)
     matrix = np.stack([vectors.get(pk, blank) for pk in ids])
     similarity = matrix @ matrix.T
-    words = [_words(texts.get(pk, "")) for pk in ids]
     # Only pairs this close in meaning can be duplicates: one vectorised comparison, then words for those few.
     close = similarity >= threshold - 0.02
+    has_close_above = np.tril(close, -1).any(axis=1)
+    words: dict[int, frozenset[str]] = {}
+
+    def words_of(index: int) -> frozenset[str]:
+        if index not in words:
+            words[index] = _words(texts.get(ids[index], ""))
+        return words[index]
+
     kept: list[int] = []
     is_kept = np.zeros(len(ids), dtype=bool)
     absorbed: dict[int, list[int]] = {}
     for index, pk in enumerate(ids):
         duplicate_of = None
-        for other in np.flatnonzero(close[index, :index] & is_kept[:index]):
-            overlap = _same_words(words[index], words[other])
+        for other in np.flatnonzero(close[index, :index] & is_kept[:index]) if has_close_above[index] else ():
+            overlap = _same_words(words_of(index), words_of(other))
             if overlap == 1.0 or (similarity[index, other] >= threshold and overlap >= DUPLICATE_WORD_OVERLAP):
                 duplicate_of = int(other)
                 break
