@@ -248,7 +248,7 @@ MEMORYHUB = {
     # VECTOR_INDEX_MIN_PROBES of its lists.
     "VECTOR_INDEX_MIN_EPISODES": env_int("MEMORYHUB_VECTOR_INDEX_MIN_EPISODES", 50_000),
     "VECTOR_INDEX_DEPTH": env_int("MEMORYHUB_VECTOR_INDEX_DEPTH", 200),
-    "VECTOR_INDEX_MIN_PROBES": env_int("MEMORYHUB_VECTOR_INDEX_MIN_PROBES", 10),
+    "VECTOR_INDEX_MIN_PROBES": env_int("MEMORYHUB_VECTOR_INDEX_MIN_PROBES", 20),
     "RRF_K": 60,
     # Run recall channels on a thread pool (each with its own connection); off runs them one after another.
     "PARALLEL_CHANNELS": env_bool("MEMORYHUB_PARALLEL_CHANNELS", True),

@@ -117,7 +117,7 @@ def test_the_sweep_builds_for_large_banks_only_and_drops_the_index_of_a_forgotte
 
 def test_index_lists_follow_pgvector_guidance():
     assert [index_lists(n) for n in (5_000, 50_000, 200_000, 1_000_000, 4_000_000)] == [10, 50, 200, 1000, 2000]
-    assert [semantic.index_probes(lists) for lists in (5, 100, 1000, 4000)] == [5, 10, 32, 63]
+    assert [semantic.index_probes(lists) for lists in (10, 100, 1000, 4000)] == [10, 20, 32, 63]
 
 
 @small_threshold()
