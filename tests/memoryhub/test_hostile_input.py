@@ -91,6 +91,14 @@ def test_recall_asking_for_html_answers_json(caller):
     assert response.json()["budget_tokens"] == 10
 
 
+def assert_field_code(response, field: tuple[str, ...], code: str) -> None:
+    """The response is a validation error whose field at the path ``field`` (as keyed in the input) has ``code``."""
+    fields = assert_json_error(response, 400, "validation_error")["extra"]["fields"]
+    for key in field:
+        fields = fields[key]
+    assert fields[0]["code"] == code
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     ("path", "payload", "field"),
@@ -109,10 +117,7 @@ def test_recall_asking_for_html_answers_json(caller):
 )
 def test_a_value_of_the_wrong_json_type_is_a_validation_error(caller, path, payload, field):
     response = client_for(caller).post(caller.url(path), payload, content_type="application/json")
-    fields = assert_json_error(response, 400, "validation_error")["extra"]["fields"]
-    for key in field:
-        fields = fields[key]
-    assert fields[0]["code"] == "invalid_type"
+    assert_field_code(response, field, "invalid_type")
     assert not Episode.objects.filter(bank=caller.bank).exists()
 
 
@@ -190,10 +195,7 @@ def test_a_time_near_the_ends_of_the_calendar_is_a_validation_error(caller, when
     """Year 1 used to overflow the horizon arithmetic of churn scoring (a 500)."""
     body = json.loads(json.dumps(payload).replace('"T"', json.dumps(when)))
     response = client_for(caller).post(caller.url(path), body, content_type="application/json")
-    fields = assert_json_error(response, 400, "validation_error")["extra"]["fields"]
-    for key in field:
-        fields = fields[key]
-    assert fields[0]["code"] == "out_of_range"
+    assert_field_code(response, field, "out_of_range")
     assert not Episode.objects.filter(bank=caller.bank).exists()
 
 
