@@ -22,7 +22,8 @@ def _inline(episode_id: int) -> bool:
 @pytest.mark.django_db
 def test_a_long_episode_keeps_its_embedding_inline(caller):
     # About 1,100 characters of varied prose: with the vector the row is over the 2 kB TOAST threshold.
-    content = " ".join(f"Shift note {n}: checked queue {n * 7} and host web-{n:02d}, nothing unusual." for n in range(16))
+    notes = (f"Shift note {n}: checked queue {n * 7} and host web-{n:02d}, nothing unusual." for n in range(16))
+    content = " ".join(notes)
     [episode_id] = retain_texts(caller.bank, [content])
     assert len(Episode.objects.get(pk=episode_id).content) > 1000
     assert _inline(episode_id)
