@@ -1,5 +1,7 @@
 """The recall service end to end: parallel channels, rerank, trimming, metrics."""
 
+import time
+
 import pytest
 from django.test import override_settings
 
@@ -44,6 +46,26 @@ def test_channel_threads_follow_the_tenant_of_each_recall():
         result = recall(bank=caller.bank, query="DiskLatencyHigh db-01", budget_tokens=200)
         assert [item.item_id for item in result.items] == [expected]
         assert {"semantic", "keyword", "graph"} <= set(result.channel_ms)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_channel_threads_replace_connections_the_server_dropped():
+    from django.db import connection
+
+    caller = make_caller()
+    [episode_id] = retain_texts(caller.bank, ["Alert DiskLatencyHigh fired on db-01."])
+    assert [item.item_id for item in recall(bank=caller.bank, query="DiskLatencyHigh", budget_tokens=200).items] == [
+        episode_id
+    ]
+    with connection.cursor() as cursor:  # what a server restart or an idle timeout does to the channel threads
+        cursor.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
+        )
+        assert cursor.fetchone()[0] >= 3
+    time.sleep(1.1)  # a connection idle this long is checked before use
+    result = recall(bank=caller.bank, query="DiskLatencyHigh", budget_tokens=200)
+    assert [item.item_id for item in result.items] == [episode_id]
 
 
 def _settings():
