@@ -11,6 +11,13 @@ import json
 
 from gunicorn import util
 
+# Keep idle client connections for 75 s (gunicorn's default is 2 s). A client that reused a
+# connection just as the server closed it got "connection reset" or "remote end closed
+# connection" (3-8% of requests in the load run's 8 req/s step, where agents paused about
+# 2 s between calls). Clients that pool connections expire them sooner than this (httpx,
+# and so the MemoryHub client, after 5 s), so they close first and never meet the race.
+keepalive = 75
+
 ERROR_CODES = {
     400: "malformed_request",
     403: "permission_denied",
