@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from datetime import datetime
 
 from django.db import connection
 
@@ -22,14 +23,20 @@ _MAX_LEXEME = 255
 _MAX_ALIASES = 20
 
 
-def episodes_index(*, bank: Bank, episode_ids: list[int]) -> None:
-    """Link ``episode_ids`` (new episodes of ``bank``) to entities, time ranges and term statistics."""
+def episodes_index(*, bank: Bank, episode_ids: list[int], index_time: bool = True) -> None:
+    """Link ``episode_ids`` (new episodes of ``bank``) to entities, time ranges and term statistics.
+
+    ``index_time=False`` when the episodes were inserted with ``episode_time_fields`` already:
+    updating every new row again cost a second insert into each of the table's indexes
+    (the HNSW one included) and a dead row version per episode.
+    """
     if not episode_ids:
         return
     episodes = list(
         Episode.objects.filter(bank=bank, pk__in=episode_ids).only("id", "content", "occurred_at").order_by("id")
     )
-    _index_time(episodes)
+    if index_time:
+        _index_time(episodes)
     _index_entities(bank, episodes)
     _adjust_term_stats(bank, [episode.pk for episode in episodes], sign=1)
 
@@ -55,12 +62,20 @@ def episodes_unindex(*, bank: Bank, episode_ids: list[int]) -> None:
         )
 
 
+def episode_time_fields(content: str, occurred_at: datetime) -> dict:
+    """The time an episode's text refers to: ``mentions_time``, ``mentioned_start``, ``mentioned_end``."""
+    ranges = parse_time_ranges(content, occurred_at)
+    return {
+        "mentions_time": bool(ranges) or mentions_time(content),
+        "mentioned_start": min((r.start for r in ranges), default=None),
+        "mentioned_end": max((r.end for r in ranges), default=None),
+    }
+
+
 def _index_time(episodes: list[Episode]) -> None:
     for episode in episodes:
-        ranges = parse_time_ranges(episode.content, episode.occurred_at)
-        episode.mentions_time = bool(ranges) or mentions_time(episode.content)
-        episode.mentioned_start = min((r.start for r in ranges), default=None)
-        episode.mentioned_end = max((r.end for r in ranges), default=None)
+        for name, value in episode_time_fields(episode.content, episode.occurred_at).items():
+            setattr(episode, name, value)
     Episode.objects.bulk_update(episodes, ["mentions_time", "mentioned_start", "mentioned_end"], batch_size=500)
 
 

@@ -26,7 +26,7 @@ from beliefs.defense.apply import items_defend, metadata_text
 from beliefs.defense.injection import injection_assessment
 from beliefs.engine.rendering import RECALL_FENCE
 from beliefs.models import Episode, Provenance, RetainBatch
-from beliefs.services.indexing import episodes_index
+from beliefs.services.indexing import episode_time_fields, episodes_index
 from beliefs.services.tombstones import erased_subjects
 from memoryhub import metrics
 from memoryhub.embeddings import embed_texts
@@ -281,6 +281,7 @@ def _store(
                 injection_flags=flags + (["recall_echo"] if key in echoes else []),
                 injection_spans=spans,
                 echo_of_id=echoes.get(key),
+                **episode_time_fields(item.content, item.occurred_at or now),
             )
         )
     # ON CONFLICT DO NOTHING: a concurrent retain of the same item wins, and we report a duplicate.
@@ -288,7 +289,7 @@ def _store(
     stored = dict(Episode.objects.filter(bank=bank, dedupe_key__in=set(keys)).values_list("dedupe_key", "id"))
     created_rows = dict(Episode.objects.filter(bank=bank, batch=batch).values_list("dedupe_key", "id"))
     created_by_us = set(created_rows)
-    episodes_index(bank=bank, episode_ids=sorted(created_rows.values()))
+    episodes_index(bank=bank, episode_ids=sorted(created_rows.values()), index_time=False)
     outcomes = []
     reported: set[str] = set()
     for item, key in zip(items, keys, strict=True):

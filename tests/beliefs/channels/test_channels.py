@@ -79,12 +79,18 @@ def test_graph_ignores_entities_present_everywhere(caller):
 
 
 def test_episode_records_the_time_its_text_talks_about(caller):
-    [episode_id] = retain_texts(
-        caller.bank, ["I went to the support group yesterday"], occurred_at=parse_datetime("2023-05-08T13:56:00Z")
-    )
+    with CaptureQueriesContext(connection) as queries:
+        [episode_id, plain_id] = retain_texts(
+            caller.bank,
+            ["I went to the support group yesterday", "The support group meets in the library"],
+            occurred_at=parse_datetime("2023-05-08T13:56:00Z"),
+        )
     episode = Episode.objects.get(pk=episode_id)
     assert episode.mentions_time is True
     assert episode.mentioned_start.date().isoformat() == "2023-05-07"
+    assert Episode.objects.filter(pk=plain_id, mentions_time=False, mentioned_start__isnull=True).exists()
+    # Written with the row: an UPDATE of each new episode would insert it into every index (HNSW too) twice.
+    assert not [q["sql"] for q in queries.captured_queries if q["sql"].startswith('UPDATE "beliefs_episode"')]
 
 
 def test_temporal_channel_returns_the_months_episodes(caller):
