@@ -34,7 +34,7 @@ from memoryhub.tenancy import maintenance_session, rls_bypass
 
 logger = logging.getLogger(__name__)
 
-_NAME = re.compile(r"^beliefs_episode_ivf_b(\d+)_n(\d+)$")
+_NAME = re.compile(r"^beliefs_episode_ivf_b\d+_n\d+$")
 
 
 def index_lists(episodes: int) -> int:
@@ -65,17 +65,13 @@ def _needs(bank: Bank, episodes: int) -> str:
     return "rebuild" if episodes >= 2 * built_at or episodes <= built_at / 2 else ""
 
 
-def _existing_indexes() -> dict[str, tuple[int, int]]:
-    """Name -> (bank id, lists) of every per-bank IVFFlat index on the episode table."""
+def _existing_indexes() -> set[str]:
+    """Names of every per-bank IVFFlat index on the episode table."""
     with maintenance_session() as conn:
         rows = conn.execute(
             "SELECT indexname FROM pg_indexes WHERE schemaname = 'public' AND tablename = 'beliefs_episode'"
         ).fetchall()
-    found = {}
-    for (name,) in rows:
-        if match := _NAME.match(name):
-            found[name] = (int(match.group(1)), int(match.group(2)))
-    return found
+    return {name for (name,) in rows if _NAME.match(name)}
 
 
 def _build(bank_id: int, episodes: int, lists: int) -> None:
@@ -133,7 +129,7 @@ def vector_indexes_refresh() -> dict[str, int]:
     for bank in banks:
         counts[bank_vector_index_refresh(bank=bank)] += 1
     named = {index_name(bank.pk, bank.vector_index_episodes) for bank in banks if bank.vector_index_lists}
-    for name in sorted(set(_existing_indexes()) - named):
+    for name in sorted(_existing_indexes() - named):
         _drop(name)
         counts["dropped"] += 1
     return counts
