@@ -8,6 +8,7 @@ from django.db.models import Prefetch, Q, QuerySet
 
 from banks.models import Bank
 from beliefs.models import Belief, BeliefVersion, Evidence, Fact, MentalModel
+from beliefs.selectors.episodes import ids_in
 
 
 def fact_list(*, bank: Bank, valid_at: datetime | None = None, known_at: datetime | None = None) -> QuerySet[Fact]:
@@ -77,7 +78,7 @@ def derived_coverage(*, bank: Bank, hits: list, episode_ids: list[int]) -> dict[
     belief_ids = [hit.item_id for hit in hits if hit.kind == "belief"]
     if belief_ids and episode_ids:
         rows = Evidence.objects.filter(
-            bank=bank, belief_id__in=belief_ids, episode_id__in=episode_ids, stance="supports"
+            bank=bank, belief_id__in=belief_ids, episode_id__in=ids_in(episode_ids), stance="supports"
         ).values_list("belief_id", "episode_id")
         for belief_id, episode_id in rows:
             coverage[("belief", belief_id)].add(episode_id)

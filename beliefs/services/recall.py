@@ -38,6 +38,7 @@ from beliefs.selectors.episodes import (
     episode_thread_neighbours,
     episode_vectors,
     episodes_matching,
+    ids_in,
 )
 from memoryhub import metrics
 from memoryhub.embeddings import cross_encoder_scores, embed_query
@@ -251,7 +252,7 @@ def _with_thread_neighbours(bank, pool, *, filters, as_of):
     in_pool = {candidate.item_id for candidate in pool}
     missing = {pk for pair in neighbours.values() for pk in pair if pk is not None and pk not in in_pool}
     if missing:
-        allowed = episodes_matching(bank=bank, filters=filters, as_of=as_of).filter(pk__in=missing)
+        allowed = episodes_matching(bank=bank, filters=filters, as_of=as_of).filter(pk__in=ids_in(missing))
         pool = pool + [
             FusedCandidate(item_id=pk, score=0.0, channels=("context",))
             for pk in sorted(allowed.values_list("id", flat=True))

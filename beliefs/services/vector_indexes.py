@@ -34,19 +34,35 @@ from memoryhub.tenancy import maintenance_session, rls_bypass
 
 logger = logging.getLogger(__name__)
 
-_NAME = re.compile(r"^beliefs_episode_ivf_b\d+_n\d+$")
+_NAME = re.compile(r"^beliefs_episode_ivf_b\d+_n\d+(_l\d+)?$")  # names before lists were part of them too
 
 
 def index_lists(episodes: int) -> int:
-    """IVFFlat lists for a bank of ``episodes``: one per thousand rows up to a million, the square root beyond
-    (pgvector's guidance), at least ten."""
-    lists = episodes // 1000 if episodes <= 1_000_000 else math.isqrt(episodes)
-    return max(10, lists)
+    """IVFFlat lists for a bank of ``episodes``: the square root of its size, at least ten.
+
+    More and shorter lists than pgvector's guidance for IVFFlat alone (a thousand rows per list up to a
+    million): the HNSW walk already supplies most of the top-k and the lists only catch what it missed, and
+    fine lists catch it reading fewer rows. At 100,000 episodes, 316 lists with 20 read agree with exact
+    search as well as 100 lists with 20 read (1.0 near-copies, 0.999 real sentences) and cost half as much.
+    """
+    return max(10, math.isqrt(max(0, episodes)))
 
 
-def index_name(bank_id: int, episodes: int) -> str:
-    """The index of one build: the bank and how many episodes it held then (a rebuild needs twice or half as many)."""
-    return f"beliefs_episode_ivf_b{int(bank_id)}_n{int(episodes)}"
+def index_name(bank_id: int, episodes: int, lists: int) -> str:
+    """The index of one build: the bank, how many episodes it held then (a rebuild needs twice or half as many)
+    and its lists (a changed rule for lists rebuilds it too)."""
+    return f"beliefs_episode_ivf_b{int(bank_id)}_n{int(episodes)}_l{int(lists)}"
+
+
+def _current_names(bank: Bank) -> set[str]:
+    """The names the bank's current index may carry: this release's, and the one without lists before it."""
+    if bank.vector_index_lists is None:
+        return set()
+    episodes = bank.vector_index_episodes
+    return {
+        index_name(bank.pk, episodes, bank.vector_index_lists),
+        f"beliefs_episode_ivf_b{int(bank.pk)}_n{int(episodes)}",
+    }
 
 
 def _bank_episodes(bank: Bank) -> int:
@@ -62,7 +78,8 @@ def _needs(bank: Bank, episodes: int) -> str:
     if episodes < threshold / 2:
         return "drop"
     built_at = bank.vector_index_episodes
-    return "rebuild" if episodes >= 2 * built_at or episodes <= built_at / 2 else ""
+    grown_or_shrunk = episodes >= 2 * built_at or episodes <= built_at / 2
+    return "rebuild" if grown_or_shrunk or bank.vector_index_lists != index_lists(built_at) else ""
 
 
 def _existing_indexes() -> set[str]:
@@ -80,7 +97,7 @@ def _build(bank_id: int, episodes: int, lists: int) -> None:
         "CREATE INDEX CONCURRENTLY IF NOT EXISTS {name} ON public.beliefs_episode USING ivfflat "
         "((embedding::halfvec({dimensions})) halfvec_cosine_ops) WITH (lists = {lists}) WHERE bank_id = {bank}"
     ).format(
-        name=sql.Identifier(index_name(bank_id, episodes)),
+        name=sql.Identifier(index_name(bank_id, episodes, lists)),
         dimensions=sql.Literal(dimensions),
         lists=sql.Literal(int(lists)),
         bank=sql.Literal(int(bank_id)),
@@ -106,15 +123,16 @@ def bank_vector_index_refresh(*, bank: Bank) -> str:
     needs = _needs(bank, episodes)
     if not needs:
         return "unchanged"
-    previous = index_name(bank.pk, bank.vector_index_episodes) if bank.vector_index_lists is not None else None
+    previous = _current_names(bank)
     lists, built_at = (None, 0) if needs == "drop" else (index_lists(episodes), episodes)
     if lists is not None:
         _build(bank.pk, built_at, lists)
     with rls_bypass():
         Bank.objects.filter(pk=bank.pk).update(vector_index_lists=lists, vector_index_episodes=built_at)
     bank.vector_index_lists, bank.vector_index_episodes = lists, built_at
-    if previous is not None and previous != index_name(bank.pk, built_at):
-        _drop(previous)
+    built = {index_name(bank.pk, built_at, lists)} if lists is not None else set()
+    for name in sorted(previous - built):
+        _drop(name)
     logger.info("vector index of bank %s: %s (%s episodes, %s lists)", bank.pk, needs, episodes, lists)
     return {"build": "built", "rebuild": "rebuilt", "drop": "dropped"}[needs]
 
@@ -128,7 +146,7 @@ def vector_indexes_refresh() -> dict[str, int]:
         banks = list(Bank.objects.filter(pk__in=large) | Bank.objects.filter(vector_index_lists__isnull=False))
     for bank in banks:
         counts[bank_vector_index_refresh(bank=bank)] += 1
-    named = {index_name(bank.pk, bank.vector_index_episodes) for bank in banks if bank.vector_index_lists}
+    named = set().union(*(_current_names(bank) for bank in banks))
     for name in sorted(_existing_indexes() - named):
         _drop(name)
         counts["dropped"] += 1

@@ -15,7 +15,9 @@ def _dense_cluster_bank(rows: int = 3000):
     """Vectors in a few tight clusters: near-ties are where an HNSW walk drifts from the exact order."""
     bank = BankFactory()
     rng = np.random.default_rng(4)
-    centres = rng.normal(size=(12, 384)).astype(np.float32)
+    # Clusters around one shared direction: near each other, so the graph holds them together and a walk
+    # from any entry point reaches each (far-apart clusters can become islands no walk enters).
+    centres = (rng.normal(size=384) + 0.5 * rng.normal(size=(12, 384))).astype(np.float32)
     vectors = centres[rng.integers(0, 12, rows)] + rng.normal(0, 0.005, (rows, 384)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     Episode.objects.bulk_create(

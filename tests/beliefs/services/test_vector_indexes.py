@@ -25,6 +25,8 @@ from tests.conftest import make_caller, retain_texts
 
 HOSTS = [f"db-{n:02d}" for n in range(1, 9)]
 SIGNALS = ["disk latency high", "replica lag", "cpu saturation", "queue backlog", "certificate expiry"]
+
+
 def small_threshold():
     """Settings under which 40 episodes make a large bank (a fresh object each time: they nest)."""
     lowered = {"VECTOR_INDEX_MIN_EPISODES": 40, "EXACT_SEARCH_BELOW": 10}
@@ -61,7 +63,7 @@ def test_a_large_bank_gets_an_index_of_its_own_and_its_search_reads_it(large_ban
     assert bank_vector_index_refresh(bank=large_bank) == "built"
     large_bank.refresh_from_db()
     assert large_bank.vector_index_lists == index_lists(60) == 10 and large_bank.vector_index_episodes == 60
-    definition = indexes_on_episodes()[index_name(large_bank.pk, 60)]
+    definition = indexes_on_episodes()[index_name(large_bank.pk, 60, 10)]
     assert "ivfflat" in definition and f"WHERE (bank_id = {large_bank.pk})" in definition
     assert bank_vector_index_refresh(bank=large_bank) == "unchanged"
 
@@ -77,7 +79,7 @@ def test_a_large_bank_gets_an_index_of_its_own_and_its_search_reads_it(large_ban
             cursor.execute("EXPLAIN " + search_sql)
             plan = "\n".join(row[0] for row in cursor.fetchall())
     assert [hit.item_id for hit in approximate] == [hit.item_id for hit in exact]
-    assert f"Index Scan using {index_name(large_bank.pk, 60)}" in plan
+    assert f"Index Scan using {index_name(large_bank.pk, 60, 10)}" in plan
 
 
 @small_threshold()
@@ -86,9 +88,9 @@ def test_the_index_is_rebuilt_when_the_bank_doubles_and_dropped_when_it_shrinks(
     retain_texts(large_bank, alerts(70, seed=2))
     large_bank.refresh_from_db()
     assert bank_vector_index_refresh(bank=large_bank) == "rebuilt"
-    assert large_bank.vector_index_lists == 10 and large_bank.vector_index_episodes == 130
+    assert large_bank.vector_index_lists == index_lists(130) == 11 and large_bank.vector_index_episodes == 130
     names = {name for name in indexes_on_episodes() if name.startswith(f"beliefs_episode_ivf_b{large_bank.pk}_")}
-    assert names == {index_name(large_bank.pk, 130)}  # the first build is gone
+    assert names == {index_name(large_bank.pk, 130, 11)}  # the first build is gone
 
     for pk in Episode.objects.filter(bank=large_bank).order_by("id").values_list("id", flat=True)[:115]:
         episode_delete(bank=large_bank, episode_id=pk)
@@ -108,15 +110,37 @@ def test_the_sweep_builds_for_large_banks_only_and_drops_the_index_of_a_forgotte
     small.refresh_from_db()
     assert small.vector_index_lists is None
     assert vector_indexes_refresh() == {"built": 0, "rebuilt": 0, "dropped": 0, "unchanged": 1}
-    name = index_name(large_bank.pk, 60)
+    name = index_name(large_bank.pk, 60, 10)
     Bank.objects.filter(pk=large_bank.pk).delete()  # as forgetting a bank does; its index stays until the sweep
     assert name in indexes_on_episodes()
     assert vector_indexes_refresh()["dropped"] == 1
     assert name not in indexes_on_episodes()
 
 
-def test_index_lists_follow_pgvector_guidance():
-    assert [index_lists(n) for n in (5_000, 50_000, 200_000, 1_000_000, 4_000_000)] == [10, 50, 200, 1000, 2000]
+@small_threshold()
+def test_an_index_built_under_another_rule_for_lists_is_rebuilt_and_an_unlisted_name_kept(large_bank):
+    legacy = f"beliefs_episode_ivf_b{large_bank.pk}_n60"  # how indexes were named before lists were in the name
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"CREATE INDEX {legacy} ON beliefs_episode USING ivfflat ((embedding::halfvec(384)) halfvec_cosine_ops)"
+            f" WITH (lists = 5) WHERE bank_id = {large_bank.pk}"
+        )
+    Bank.objects.filter(pk=large_bank.pk).update(vector_index_lists=5, vector_index_episodes=60)
+    large_bank.refresh_from_db()
+    assert bank_vector_index_refresh(bank=large_bank) == "rebuilt"
+    assert large_bank.vector_index_lists == 10 and large_bank.vector_index_episodes == 60
+    names = {name for name in indexes_on_episodes() if name.startswith(f"beliefs_episode_ivf_b{large_bank.pk}_")}
+    assert names == {index_name(large_bank.pk, 60, 10)}
+
+    # A bank whose lists already follow the rule keeps its index under the name it was built with.
+    with connection.cursor() as cursor:
+        cursor.execute(f"ALTER INDEX {index_name(large_bank.pk, 60, 10)} RENAME TO {legacy}")
+    assert vector_indexes_refresh() == {"built": 0, "rebuilt": 0, "dropped": 0, "unchanged": 1}
+    assert legacy in indexes_on_episodes()
+
+
+def test_index_lists_are_the_square_root_of_the_bank():
+    assert [index_lists(n) for n in (60, 50_000, 100_000, 1_000_000, 4_000_000)] == [10, 223, 316, 1000, 2000]
     assert [semantic.index_probes(lists) for lists in (10, 100, 1000, 4000)] == [10, 20, 32, 63]
 
 
