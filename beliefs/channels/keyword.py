@@ -101,7 +101,7 @@ def websearch_constraints(text: str) -> str:
 
 
 def _tsquery(lexemes) -> SearchQuery:
-    return SearchQuery(" | ".join(f"'{lexeme}'" for lexeme in lexemes), search_type="raw", config="simple")
+    return SearchQuery(_tsquery_text(lexemes), search_type="raw", config="simple")
 
 
 def _bm25(candidates_sql: str, candidate_params: list, terms: QueryTerms, limit: int) -> list[tuple[int, float]]:
@@ -147,20 +147,25 @@ def search(
     constraints = websearch_constraints(query_text)
     if constraints:
         scoped = scoped.filter(search_vector=SearchQuery(constraints, search_type="websearch", config=SEARCH_CONFIG))
-    rows = _bm25_over_matches(bank, scoped, terms.selective, terms, limit)
+    narrowed = bool(constraints) or as_of is not None or (filters is not None and filters != RecallFilters())
+    rows = _bm25_over_matches(bank, scoped, terms.selective, terms, limit, narrowed=narrowed)
     return [Hit(item_id=pk, channel=CHANNEL, rank=rank, score=score) for rank, (pk, score) in enumerate(rows, 1)]
 
 
-def _bm25_over_matches(bank: Bank, scoped, lexemes, terms: QueryTerms, limit: int) -> list[tuple[int, float]]:
+def _bm25_over_matches(
+    bank: Bank, scoped, lexemes, terms: QueryTerms, limit: int, *, narrowed: bool
+) -> list[tuple[int, float]]:
     # The selecting lexemes reach about _CANDIDATE_BUDGET episodes, and every match is scored. When
     # even the rarest word is everywhere, an unordered slice keeps the heap scan short.
-    query = _tsquery(lexemes)
     if _row_security_applies():
+        if not narrowed:
+            # Nothing left to filter: the index match hands back the rows BM25 scores, one heap visit each.
+            return _bm25(_CANDIDATES_SQL, [bank.pk, _tsquery_text(lexemes), _MAX_SCORED], terms, limit)
         # The ids stay inside PostgreSQL: shipping up to _INDEX_MATCHES ids to Python and back as an IN list
         # cost more than scoring them.
         scoped = scoped.filter(id__in=_indexed_matches(bank, lexemes))
     else:
-        scoped = scoped.filter(search_vector=query)
+        scoped = scoped.filter(search_vector=_tsquery(lexemes))
     candidates = scoped.order_by().values("id", "search_vector")[:_MAX_SCORED]
     sql, params = candidates.query.sql_with_params()
     return _bm25(sql, list(params), terms, limit)
@@ -173,14 +178,22 @@ def _row_security_applies() -> bool:
         return bool(cursor.fetchone()[0])
 
 
-def _indexed_matches(bank, lexemes) -> RawSQL:
-    """Ids of the bank's episodes containing any of ``lexemes``, found through the GIN index (a subquery).
+# Row-level security keeps PostgreSQL from using the GIN index for ``@@`` (not a leakproof operator), so the
+# request role's index match runs in functions that check the caller's tenant themselves (migrations 0018, 0020).
+_CANDIDATES_SQL = (
+    "SELECT id, search_vector FROM public.memoryhub_keyword_candidates(%s, to_tsquery('simple'::regconfig, %s), %s)"
+)
 
-    Row-level security keeps PostgreSQL from using the index for ``@@`` (not a leakproof operator), so the
-    match runs in ``memoryhub_keyword_matches`` (migration 0018), which checks the caller's tenant itself."""
+
+def _tsquery_text(lexemes) -> str:
+    return " | ".join(f"'{lexeme}'" for lexeme in lexemes)
+
+
+def _indexed_matches(bank, lexemes) -> RawSQL:
+    """Ids of the bank's episodes containing any of ``lexemes``, found through the GIN index (a subquery)."""
     return RawSQL(
         "SELECT public.memoryhub_keyword_matches(%s, to_tsquery('simple'::regconfig, %s), %s)",
-        [bank.pk, " | ".join(f"'{lexeme}'" for lexeme in lexemes), _INDEX_MATCHES],
+        [bank.pk, _tsquery_text(lexemes), _INDEX_MATCHES],
     )
 
 
