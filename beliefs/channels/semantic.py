@@ -98,8 +98,7 @@ def search(
     with transaction.atomic(), connection.cursor() as cursor:
         # set_config(..., true) is SET LOCAL: it ends with this transaction and never leaks.
         cursor.execute(
-            "SELECT current_setting('enable_indexscan'), "
-            + ", ".join("set_config(%s, %s, true)" for _ in options),
+            "SELECT current_setting('enable_indexscan'), " + ", ".join("set_config(%s, %s, true)" for _ in options),
             [value for item in options.items() for value in item],
         )
         previous = cursor.fetchone()[0]

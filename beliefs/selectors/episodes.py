@@ -81,11 +81,11 @@ def retain_batch_get(*, bank: Bank, batch_id: int) -> RetainBatch | None:
     return RetainBatch.objects.filter(bank=bank, pk=batch_id).defer("items").first()
 
 
-def episode_vectors(*, bank: Bank, ids: list[int]) -> dict[int, np.ndarray]:
-    """Embeddings of episodes of ``bank`` by id, as float32 arrays.
+def episode_texts_and_vectors(*, bank: Bank, ids: list[int]) -> dict[int, tuple[str, int, np.ndarray]]:
+    """Content, token count and embedding (float32) of episodes of ``bank`` by id: what reranking a pool reads.
 
-    Read in PostgreSQL's binary format (4-byte header, then big-endian float32s): parsing
-    the text form of a few hundred 384-dimension vectors costs more than the query.
+    Read in PostgreSQL's binary format (a vector is a 4-byte header, then big-endian float32s):
+    parsing the text form of a few hundred 384-dimension vectors costs more than the query.
     """
     if not ids:
         return {}
@@ -94,12 +94,15 @@ def episode_vectors(*, bank: Bank, ids: list[int]) -> dict[int, np.ndarray]:
     connection.ensure_connection()
     with psycopg.Cursor(connection.connection) as cursor:
         cursor.execute(
-            "SELECT id, embedding FROM beliefs_episode WHERE bank_id = %s AND id = ANY(%s)",
+            "SELECT id, content, token_count, embedding FROM beliefs_episode WHERE bank_id = %s AND id = ANY(%s)",
             [bank.pk, list(ids)],
             binary=True,
         )
         rows = cursor.fetchall()
-    return {pk: np.frombuffer(bytes(raw), dtype=">f4", offset=4).astype(np.float32) for pk, raw in rows}
+    return {
+        pk: (content, tokens, np.frombuffer(bytes(raw), dtype=">f4", offset=4).astype(np.float32))
+        for pk, content, tokens, raw in rows
+    }
 
 
 def episode_texts(*, bank: Bank, ids: list[int]) -> dict[int, tuple[str, int]]:

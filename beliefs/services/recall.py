@@ -35,8 +35,8 @@ from beliefs.selectors.episodes import (
     EpisodeCitation,
     episode_citations,
     episode_texts,
+    episode_texts_and_vectors,
     episode_thread_neighbours,
-    episode_vectors,
     episodes_matching,
     ids_in,
 )
@@ -349,14 +349,13 @@ def recall(
     if rerank_results and pool:
         pool, neighbours = _with_thread_neighbours(bank, pool, filters=filters, as_of=as_of)
     ids = [candidate.item_id for candidate in pool]
-    # The pool's texts, vectors and BM25 scores are independent reads: fetch them side by side.
-    texts_future = runner.submit("texts", episode_texts, bank=bank, ids=ids)
     if rerank_results and pool:
-        vectors_future = runner.submit("vectors", episode_vectors, bank=bank, ids=ids)
+        # The pool's rows and BM25 scores are independent reads: fetch them side by side.
+        rows_future = runner.submit("texts", episode_texts_and_vectors, bank=bank, ids=ids)
         lexical_future = runner.submit("lexical", keyword.scores_for, bank=bank, terms=terms, episode_ids=ids)
-    texts = texts_future.result()
-    if rerank_results and pool:
-        vectors = vectors_future.result()
+        rows = rows_future.result()
+        texts = {pk: (text, tokens) for pk, (text, tokens, _) in rows.items()}
+        vectors = {pk: vector for pk, (_, _, vector) in rows.items()}
         lexical = lexical_future.result()
         dense = np.array([float(vectors[pk] @ query_vector) if pk in vectors else 0.0 for pk in ids])
         cross = None
@@ -372,6 +371,7 @@ def recall(
         )
         ordered = collapse_duplicates(reranked, vectors, {pk: text for pk, (text, _) in texts.items()})
     else:
+        texts = episode_texts(bank=bank, ids=ids)
         ordered = keep_order(pool)
 
     drafts = [

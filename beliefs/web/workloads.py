@@ -74,9 +74,9 @@ class ChurnPlaysPage(BankPageView):
             plays.sort(key=lambda p: (-p["low"], -p["counts"].n, p["play"]))
             table.append((segment, plays))
         candidates = list(
-            intervention_list(bank=self.bank).filter(horizon_closes_at__gt=now - timedelta(days=365)).only(
-                "id", "account", "segment", "play", "occurred_at", "horizon_closes_at"
-            )[:500]
+            intervention_list(bank=self.bank)
+            .filter(horizon_closes_at__gt=now - timedelta(days=365))
+            .only("id", "account", "segment", "play", "occurred_at", "horizon_closes_at")[:500]
         )
         states = intervention_states(bank=self.bank, interventions=candidates, now=now)
         open_rows = sorted(
