@@ -6,7 +6,10 @@ import os
 import subprocess
 import sys
 
-from memoryhub.embeddings import model_loaded, warm_up
+import numpy as np
+
+from memoryhub import embeddings
+from memoryhub.embeddings import embed_query, embed_texts, model_loaded, warm_up
 from tests.processes import ROOT
 
 
@@ -34,3 +37,29 @@ def test_importing_memoryhub_keeps_numerical_libraries_to_one_thread():
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout.strip().splitlines()[-1]) == [1]
+
+
+QUERIES = [
+    "replica lag on db-03",
+    "",
+    "Was hat die Bereitschaft nach dem Ausfall geändert? 日本語のテキスト 🙂",
+    " ".join(["incident review of the payment gateway outage"] * 60),  # past the model's 256 tokens: truncated
+]
+
+
+def test_a_query_is_embedded_by_the_traced_encoder_exactly_as_the_model_embeds_it(monkeypatch):
+    assert embeddings._query_encoder() is not None  # the default model is traced
+    traced = np.stack([embed_query(text) for text in QUERIES])
+    monkeypatch.setattr(embeddings, "_query_encoder", lambda: None)  # the model's own path
+    assert np.abs(traced - np.stack([embed_query(text) for text in QUERIES])).max() < 1e-5
+    assert np.abs(traced - embed_texts(QUERIES)).max() < 1e-5
+    assert traced.dtype == np.float32 and np.allclose(np.linalg.norm(traced, axis=1), 1.0, atol=1e-5)
+
+
+def test_an_encoder_that_does_not_match_the_model_is_not_used(monkeypatch):
+    monkeypatch.setattr(embeddings, "_embed_one", lambda encoder, text: np.zeros(384, dtype=np.float32))
+    embeddings._query_encoder.cache_clear()
+    try:
+        assert embeddings._query_encoder() is None
+    finally:
+        embeddings._query_encoder.cache_clear()
