@@ -121,7 +121,8 @@ def defense_table(r: dict) -> str:
     inj_families = ", ".join(f"{f} {v['flagged']}/{v['samples']}" for f, v in hi["per_family"].items())
     benign = ", ".join(f"{k} {v['flagged']}/{v['samples']}" for k, v in hi["benign_per_kind"].items())
     cost = "; ".join(
-        f"{mix}: p50 {v['total']['p50_ms']} / p95 **{v['total']['p95_ms']} ms**" for mix, v in r["scan_cost_per_kb"].items()
+        f"{mix}: p50 {v['total']['p50_ms']} / p95 **{v['total']['p95_ms']} ms**"
+        for mix, v in r["scan_cost_per_kb"].items()
     )
     return "\n".join(
         [
@@ -267,11 +268,16 @@ def load_table(r: dict) -> str:
             f"| {label} | {row['requests']:,} | {row['requests_per_s']} | {row['p50_ms']:g} ms | {row['p95_ms']:g} ms "
             f"| {row['p99_ms']:g} ms | {100 * row['error_rate']:.2f}% |"
         )
-    lines += ["", "| offered req/s | achieved | p50 | p95 | p99 | errors |", "|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "| offered req/s | achieved | p50 | p95 | p99 | errors | background work drained after |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for step in r["steps"]:
+        drain = step.get("background_drain_s")
         lines.append(
             f"| {step['offered_rps']:g} | {step['achieved_rps']} | {step['p50_ms']:g} ms | {step['p95_ms']:g} ms "
-            f"| {step['p99_ms']:g} ms | {100 * (step['error_rate'] or 0):.2f}% |"
+            f"| {step['p99_ms']:g} ms | {100 * (step['error_rate'] or 0):.2f}% | {'-' if drain is None else f'{drain:g} s'} |"
         )
     lines.append("")
     if knee["offered_rps"]:

@@ -99,6 +99,28 @@ def seed(stack: Stack, banks: int, episodes: int) -> list[list[str]]:
     return targets
 
 
+def wait_for_background(stack: Stack, timeout: float = 900) -> float:
+    """Wait until no Celery task is queued or running (a retain's extraction and consolidation); seconds waited.
+
+    A step measured while the workers still drain the previous step's retains measures that backlog too:
+    the first sweep's 1 req/s step ran right after an unpaced warm-up and its recall median was 730 ms.
+    """
+    import redis
+
+    from memoryhub.queues import queue_depths
+
+    client = redis.Redis.from_url(stack.redis_url)
+    started, idle_polls = time.monotonic(), 0
+    while time.monotonic() - started < timeout:
+        # With acks_late a task stays in kombu's "unacked" hash from delivery until it finished.
+        busy = sum(queue_depths().values()) + client.hlen("unacked")
+        idle_polls = idle_polls + 1 if busy == 0 else 0
+        if idle_polls >= 3:
+            break
+        time.sleep(1)
+    return round(time.monotonic() - started, 1)
+
+
 def run_locust(stack: Stack, targets, *, users: int, seconds: int, rate: float | None, prefix: Path) -> dict:
     env = {**os.environ, "MEMORYHUB_LOAD_TARGETS": json.dumps(targets)}
     if rate:
@@ -146,6 +168,7 @@ def main() -> None:
         out = stack.data_dir / "locust"
         out.mkdir(parents=True, exist_ok=True)
         run_locust(stack, targets, users=args.users, seconds=20, rate=None, prefix=out / "warmup")
+        drains = {"warmup": wait_for_background(stack)}
         steps = []
         for rate in [float(r) for r in args.rates.split(",")]:
             routes = run_locust(
@@ -160,6 +183,8 @@ def main() -> None:
                     "p95_ms": total.get("p95_ms"),
                     "p99_ms": total.get("p99_ms"),
                     "error_rate": total.get("error_rate"),
+                    # How long the workers took afterwards to finish the step's background work.
+                    "background_drain_s": wait_for_background(stack),
                 }
             )
             print(f"  step {rate:g} req/s: {steps[-1]}", flush=True)
@@ -183,6 +208,8 @@ def main() -> None:
             "think_time_s": "0.5-1.5",
             "web": "gunicorn 2 workers x 4 threads",
             "seed_s": round(seed_s, 1),
+            "background_drain_after_warmup_s": drains["warmup"],
+            "steps": "each starts with no background task queued or running",
         },
         "main": main_routes,
         "steps": steps,
