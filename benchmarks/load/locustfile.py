@@ -3,7 +3,8 @@
 Run by ``benchmarks/load/run_load.py`` (``make load``), which starts the deployment, seeds
 the banks and passes ``MEMORYHUB_LOAD_TARGETS`` (bank slug and API key pairs). Each
 simulated agent works in one bank. ``MEMORYHUB_LOAD_RATE`` (requests per second per
-agent) paces agents for the step sweep; without it they think 0.5–1.5 s between calls.
+agent) paces agents for the step sweep, each starting at a random point of its cycle;
+without it they think 0.5–1.5 s between calls.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 import random
 from datetime import UTC, datetime
 
+import gevent
 from locust import HttpUser, between, constant_throughput, task
 
 TARGETS = json.loads(os.environ.get("MEMORYHUB_LOAD_TARGETS", "[]"))
@@ -41,6 +43,11 @@ class Agent(HttpUser):
         self.client.headers.update({"Authorization": f"Bearer {key}"})
         self.agent = f"agent-{number}"
         self.rng = random.Random(number)
+        if RATE:
+            # Paced agents all start together and constant_throughput keeps each on its own fixed cycle, so
+            # without an offset every agent calls in the same instant once per cycle: "1 request/s" from 20
+            # agents was a burst of 20 concurrent requests every 20 s. A random phase spreads them over the cycle.
+            gevent.sleep(self.rng.uniform(0, 1 / RATE))
 
     def _question(self) -> str:
         return self.rng.choice(QUESTIONS).format(
