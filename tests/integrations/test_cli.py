@@ -1,4 +1,4 @@
-"""The ``memoryhub`` command line: database mode for bootstrapping, API mode through the client, --json output."""
+"""The ``mhctl`` command line: database mode for bootstrapping, API mode through the client, --json output."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from banks.models import ApiKey, Bank, Tenant
 from beliefs.models import Episode, ErasureRequest
-from memoryhub_cli.main import Context, cli
+from mhctl.main import Context, cli
 from tests.conftest import make_caller
 
 
@@ -87,11 +87,11 @@ def test_database_mode_erases_in_process(run, caller):
 
 def test_errors_exit_non_zero_with_the_code_in_json(caller):
     result = subprocess.run(
-        [sys.executable, "-m", "memoryhub_cli.main", "--json", "--url", "http://127.0.0.1:9", "--key", "mh_x",
+        [sys.executable, "-m", "mhctl.main", "--json", "--url", "http://127.0.0.1:9", "--key", "mh_x",
          "recall", "q", "--bank", "ops"],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert result.returncode == 2 and json.loads(result.stderr)["code"] == "transport_error"
-    usage = subprocess.run([sys.executable, "-m", "memoryhub_cli.main", "tenant", "create", "x"],
+    usage = subprocess.run([sys.executable, "-m", "mhctl.main", "tenant", "create", "x"],
                            capture_output=True, text=True, timeout=60)  # fmt: skip
     assert usage.returncode == 2 and "database mode" in usage.stderr

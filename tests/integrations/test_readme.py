@@ -7,7 +7,7 @@ Convention (also stated in the README):
   directory that holds ``.data/demo-api-key``; it must exit 0;
 - ``http://127.0.0.1:8000`` in a block is the live server this test starts (on a free port);
   ``MEMORYHUB_URL``/``MEMORYHUB_API_KEY`` name it and the demo key, ``OPENAI_BASE_URL`` a
-  local fake OpenAI-compatible server, and ``memoryhub --db`` reaches the test database;
+  local fake OpenAI-compatible server, and ``mhctl --db`` reaches the test database;
 - a block that cannot run here (it would start the whole stack, or needs a Docker engine)
   is marked by the line right before it: ``<!-- snippet: skip (the reason) -->``;
 - ``json`` blocks with ``mcpServers`` are MCP client configs: each server is started with

@@ -1,4 +1,4 @@
-"""``memoryhub``: the admin and scripting command line.
+"""``mhctl``: the admin and scripting command line.
 
 Two ways in:
 
@@ -23,7 +23,7 @@ import click
 from memoryhub_client import MemoryHub
 from memoryhub_client.errors import MemoryHubError
 
-from memoryhub_cli import database as db_mode
+from mhctl import database as db_mode
 
 RETAIN_BATCH = 500
 
@@ -75,7 +75,7 @@ def tenant():
 @pass_ctx
 def tenant_create(ctx: Context, slug, name, admin_key):
     if not ctx.use_db:
-        raise click.UsageError("tenants are created in database mode: memoryhub --db tenant create SLUG")
+        raise click.UsageError("tenants are created in database mode: mhctl --db tenant create SLUG")
     data = db_mode.tenant_create(slug=slug, name=name or slug, admin_key=admin_key)
     ctx.emit(data, f"tenant {data['slug']} created" + (f"\nadmin key (shown once): {data['key']}" if admin_key else ""))
 
@@ -247,7 +247,7 @@ def import_(ctx: Context, file: Path, bank_slug, source_format, batch_lines, app
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.pass_context
 def mcp(click_ctx):
-    """Serve a bank over MCP (see `memoryhub mcp --help`): --bank SLUG [--transport stdio|http]."""
+    """Serve a bank over MCP (see `mhctl mcp --help`): --bank SLUG [--transport stdio|http]."""
     from memoryhub_client.mcp_server import main as mcp_main
 
     context: Context = click_ctx.obj
@@ -263,7 +263,7 @@ def mcp(click_ctx):
 
 def main(argv: list[str] | None = None) -> None:
     try:
-        cli.main(args=argv, prog_name="memoryhub", standalone_mode=False)
+        cli.main(args=argv, prog_name="mhctl", standalone_mode=False)
     except click.ClickException as exc:
         exc.show()
         raise SystemExit(exc.exit_code) from None

@@ -1,1 +1,0 @@
-"""The `memoryhub` command line: administration, retain/recall, export/import, and the MCP server."""
