@@ -216,7 +216,7 @@ def requeue_stalled_batches_task() -> dict:
 @shared_task(**_TASK_OPTIONS)
 def run_erasure_task(*, request_id: int) -> dict:
     from beliefs.models import ErasureRequest
-    from beliefs.services.forget import erasure_request_run
+    from beliefs.services.forget.subjects import erasure_request_run
 
     tenant_id = _tenant_of(ErasureRequest, request_id)
     if tenant_id is None:
@@ -229,7 +229,7 @@ def run_erasure_task(*, request_id: int) -> dict:
 @shared_task(**_TASK_OPTIONS)
 def defense_rescan_task(*, rescan_id: int) -> dict:
     from beliefs.models import DefenseRescan
-    from beliefs.services.defense_rescan import defense_rescan_run
+    from beliefs.services.defense.rescan import defense_rescan_run
 
     tenant_id = _tenant_of(DefenseRescan, rescan_id)
     if tenant_id is None:

@@ -110,7 +110,7 @@ def erase(*, tenant_slug: str | None, bank_slug: str | None, subject: str) -> di
     from django.db import transaction
 
     from banks.models import Bank
-    from beliefs.services.forget import erasure_request_create, erasure_request_run
+    from beliefs.services.forget.subjects import erasure_request_create, erasure_request_run
     from memoryhub.tenancy import tenant_scope
 
     tenant = _tenant(tenant_slug)

@@ -68,7 +68,7 @@ class BankDetailApi(BankScopedAPIView):
     def delete(self, request, bank_slug: str):
         """Forget the whole bank: every episode, fact, belief and mental model. Returns a receipt."""
         from beliefs.api.erasure_views import requester
-        from beliefs.services.forget import bank_forget_and_audit
+        from beliefs.services.forget.bank import bank_forget_and_audit
 
         tenant_for_admin_action(request, self.bank.tenant.slug, "delete banks")
         return Response(bank_forget_and_audit(request=request, bank=self.bank, requested_by=requester(request)))

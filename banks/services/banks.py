@@ -111,7 +111,7 @@ def bank_settings_change(*, bank: Bank, request=None, actor: str | None = None, 
     fields sent and the new policy.
     """
     from banks.policy import bank_policy, defense_tightened, validate_policy
-    from beliefs.services.defense_rescan import defense_rescan_start
+    from beliefs.services.defense.rescan import defense_rescan_start
     from reviews.services.audit import audit_record
 
     if "policy" in fields:

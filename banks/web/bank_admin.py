@@ -20,8 +20,8 @@ from banks.web.access import BankPageView
 from banks.web.forms import BANK_ROLE_CHOICES, BANK_ROLES, AddBankMemberForm, BankRoleForm
 from banks.web.policy_form import BankSettingsForm
 from beliefs.models import DefenseRescan, Episode
-from beliefs.services.defense_rescan import defense_rescan_start_and_audit
-from beliefs.services.quarantine import episode_release_and_audit
+from beliefs.services.defense.quarantine import episode_release_and_audit
+from beliefs.services.defense.rescan import defense_rescan_start_and_audit
 from memoryhub.exceptions import EpisodeNotFound
 from reviews.services.audit import actor_of
 

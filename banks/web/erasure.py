@@ -16,7 +16,7 @@ from banks.permissions import Role
 from banks.web.access import BankPageView, TenantPageView
 from banks.web.forms import ErasureForm
 from beliefs.models import ErasureRequest
-from beliefs.services.forget import erasure_request_create_and_audit
+from beliefs.services.forget.subjects import erasure_request_create_and_audit
 from reviews.services.audit import actor_of
 
 RECEIPT_LABELS = {

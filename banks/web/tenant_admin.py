@@ -18,7 +18,7 @@ from banks.permissions import Role
 from banks.services.banks import bank_create_and_audit, membership_remove, membership_set, tenant_update
 from banks.web.access import TenantPageView
 from banks.web.forms import AddTenantMemberForm, BankCreateForm, BankDeleteForm, TenantForm, TenantRoleForm
-from beliefs.services.forget import bank_forget_and_audit
+from beliefs.services.forget.bank import bank_forget_and_audit
 from memoryhub.exceptions import BankSlugTaken
 from reviews.services.audit import actor_of
 

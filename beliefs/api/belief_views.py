@@ -33,7 +33,7 @@ from beliefs.selectors.beliefs import (
     mental_model_get,
     mental_model_list,
 )
-from beliefs.services.defense_rescan import defense_rescan_start_and_audit
+from beliefs.services.defense.rescan import defense_rescan_start_and_audit
 from beliefs.services.extract import bank_background_queue
 from beliefs.services.mental_models import mental_model_create, mental_model_delete, mental_model_refresh
 from beliefs.services.reflect import reflect

@@ -14,7 +14,7 @@ from banks.scoping import (
     tenants_for_caller,
 )
 from beliefs.models import ErasureRequest
-from beliefs.services.forget import erasure_request_create_and_audit
+from beliefs.services.forget.subjects import erasure_request_create_and_audit
 from memoryhub.exceptions import ErasureRequestNotFound
 from memoryhub.pagination import paginate, paginated_schema
 from memoryhub.serializers import StrictInputSerializer

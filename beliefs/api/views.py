@@ -19,8 +19,8 @@ from beliefs.api.serializers import (
 from beliefs.engine.types import RecallFilters
 from beliefs.filtersets import EpisodeFilterSet
 from beliefs.selectors.episodes import episode_get, episode_list, retain_batch_get
-from beliefs.services.forget import episode_delete
-from beliefs.services.quarantine import episode_release_and_audit
+from beliefs.services.defense.quarantine import episode_release_and_audit
+from beliefs.services.forget.episodes import episode_delete
 from beliefs.services.recall import CHANNELS, KINDS, recall
 from beliefs.services.recall_usage import recall_usage_record
 from beliefs.services.retain import RetainItem, retain, retain_async_submit

@@ -26,8 +26,8 @@ from beliefs.defense.apply import items_defend, metadata_text
 from beliefs.defense.injection import injection_assessment
 from beliefs.engine.rendering import RECALL_FENCE
 from beliefs.models import Episode, Provenance, RetainBatch
+from beliefs.services.forget.tombstones import erased_subjects
 from beliefs.services.indexing import episode_time_fields, episodes_index
-from beliefs.services.tombstones import erased_subjects
 from memoryhub import metrics
 from memoryhub.embeddings import embed_texts
 from memoryhub.exceptions import IdempotencyKeyReused

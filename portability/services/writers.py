@@ -18,8 +18,8 @@ from banks.models import Bank
 from beliefs.defense.apply import metadata_text
 from beliefs.defense.injection import injection_assessment
 from beliefs.models import Belief, BeliefVersion, Episode, Evidence, Fact, MentalModel, Play, Provenance, RetainBatch
+from beliefs.services.forget.tombstones import erased_subjects
 from beliefs.services.indexing import episodes_index
-from beliefs.services.tombstones import erased_subjects
 from memoryhub.tokens import count_tokens
 from portability.records import FACT_KEY_FIELDS, Record, RecordInvalid, parse_time
 from portability.refs import payload_episode_refs, payload_from_refs

@@ -7,7 +7,7 @@ from django.db import connection
 
 import beliefs.tasks  # noqa: F401 - registers the tasks that eager mode runs
 from beliefs.models import Episode, ErasureRequest, MentalModel, RetainBatch
-from beliefs.services.erasure_mentions import MentionMatcher
+from beliefs.services.forget.mentions import MentionMatcher
 from beliefs.services.mental_models import mental_model_create
 from beliefs.services.retain import RetainItem, retain_async_submit
 from beliefs.workloads.distill import lessons_submit

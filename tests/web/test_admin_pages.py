@@ -419,7 +419,7 @@ ADMIN_QUERY_COUNT = {
 
 def _grow(ops, n: int) -> None:
     from banks.services.api_keys import api_key_issue
-    from beliefs.services.defense_rescan import defense_rescan_start
+    from beliefs.services.defense.rescan import defense_rescan_start
 
     for i in range(n):
         user = make_user(f"grown-{i}-{ops.tenant.pk}-{ApiKey.objects.count()}", tenant=ops.tenant, bank=ops.bank,

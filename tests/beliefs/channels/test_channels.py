@@ -9,7 +9,7 @@ from django.utils.dateparse import parse_datetime
 from beliefs.channels import graph, keyword, temporal
 from beliefs.engine.temporal import parse_time_ranges
 from beliefs.models import BankTerm, BankTextStats, Entity, Episode
-from beliefs.services.forget import episode_delete
+from beliefs.services.forget.episodes import episode_delete
 from memoryhub.embeddings import embed_query
 from tests.conftest import retain_texts
 

@@ -174,7 +174,7 @@ def test_a_worker_killed_mid_chunk_leaves_no_half_written_belief(monkeypatch):
 
 
 def test_deleting_evidence_episodes_lowers_proof_count_and_retracts_an_unsupported_belief(caller):
-    from beliefs.services.forget import episode_delete
+    from beliefs.services.forget.episodes import episode_delete
 
     remember(caller.bank, [dismissal("CpuSpike", "web-1", T0 + days(n)) for n in range(3)])
     belief = Belief.objects.get(bank=caller.bank)

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext, override_settings
 from banks.models import Bank
 from beliefs.channels import semantic
 from beliefs.models import Episode
-from beliefs.services.forget import episode_delete
+from beliefs.services.forget.episodes import episode_delete
 from beliefs.services.vector_indexes import (
     bank_vector_index_refresh,
     index_lists,

@@ -7,7 +7,7 @@ from celery.contrib.testing.worker import start_worker
 from celery.signals import task_prerun
 
 from beliefs.models import Belief, Episode, ErasureRequest, Evidence, Fact, RetainBatch
-from beliefs.services.forget import erasure_request_create
+from beliefs.services.forget.subjects import erasure_request_create
 from beliefs.services.retain import RetainItem, retain, retain_async_submit
 from memoryhub.celery import app
 from memoryhub.queues import Queue, TaskName, queue_depths

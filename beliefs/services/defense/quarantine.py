@@ -9,6 +9,7 @@ from banks.models import Bank
 from beliefs.models import Episode, Fact
 from beliefs.services.consolidate import lock_bank_for_consolidation, slots_refresh
 from memoryhub.exceptions import EpisodeNotFound
+from reviews.services.audit import audit_record
 
 
 def episode_release(*, bank: Bank, episode_id: int) -> Episode:
@@ -34,8 +35,6 @@ def episode_release(*, bank: Bank, episode_id: int) -> Episode:
 
 def episode_release_and_audit(*, request=None, bank: Bank, episode_id: int) -> Episode:
     """Release an episode (``episode_release``) and audit it: the API route and the Memory Defense page call this."""
-    from reviews.services.audit import audit_record
-
     episode = episode_release(bank=bank, episode_id=episode_id)
     audit_record(request=request, tenant=bank.tenant_id, bank=bank, action="episode.released",
                  target=f"episode:{episode_id}")  # fmt: skip

@@ -2,12 +2,12 @@
 
 An erasure request names a subject and optionally aliases and identifiers (a full name,
 an e-mail, a phone number, an account id). Its own episodes are deleted
-(``forget.erasure_request_run``); here every *mention* elsewhere in the bank is replaced
+(``forget.subjects.erasure_request_run``); here every *mention* elsewhere in the bank is replaced
 in place by ``[erased]``:
 
 - episodes of other subjects (content, every string in metadata, thread): then their
   facts and evidence, terms, entities, embeddings, belief wording and mental models are
-  re-derived from the redacted text (``defense_rescan.episodes_rederive``, the step the
+  re-derived from the redacted text (``rederive.episodes_rederive``, the step the
   Memory Defense re-scan uses);
 - whatever still holds a mention after that (beliefs and versions, facts, evidence,
   entity names and aliases, mental models, review items, plays, workload records,
@@ -27,8 +27,24 @@ from django.db.models import Q, TextField
 from django.db.models.functions import Cast
 
 from banks.models import Bank
+from beliefs.models import (
+    AccountLink,
+    Belief,
+    BeliefVersion,
+    Entity,
+    Episode,
+    Evidence,
+    Fact,
+    Intervention,
+    MentalModel,
+    OutcomeEvent,
+    Play,
+    RetainBatch,
+    TriageDecision,
+)
+from beliefs.services.rederive import ERASED, episodes_rederive
+from reviews.models import ReviewItem
 
-ERASED = "[erased]"
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 
@@ -85,22 +101,6 @@ def _core(term: str) -> str:
 
 # Derived and workload fields that may quote an episode's text, per model (after episodes are re-derived).
 def _leftover_fields():
-    from beliefs.models import (
-        AccountLink,
-        Belief,
-        BeliefVersion,
-        Entity,
-        Evidence,
-        Fact,
-        Intervention,
-        MentalModel,
-        OutcomeEvent,
-        Play,
-        RetainBatch,
-        TriageDecision,
-    )
-    from reviews.models import ReviewItem
-
     return [
         (Fact, ["subject", "subject_key", "object", "object_key", "statement", "quote"]),
         (Belief, ["subject", "subject_key", "object", "object_key", "statement"]),
@@ -123,9 +123,6 @@ def mentions_erase(*, bank: Bank, terms: list[str]) -> dict[str, int]:
 
     Returns counts: ``episodes_redacted`` and ``records_redacted`` (derived and workload rows).
     """
-    from beliefs.models import Episode
-    from beliefs.services.defense_rescan import episodes_rederive
-
     matcher = MentionMatcher.for_terms(terms)
     if matcher is None:
         return {"episodes_redacted": 0, "records_redacted": 0}

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db.models import Q
 
 from banks.models import Bank
+from beliefs.models import Tombstone
 
 
 def subject_hash(*, tenant_id: int, subject: str) -> str:
@@ -23,8 +24,6 @@ def subject_hash(*, tenant_id: int, subject: str) -> str:
 
 def erased_subjects(*, bank: Bank, subjects: set[str]) -> set[str]:
     """Which of ``subjects`` were erased in ``bank`` or across its tenant."""
-    from beliefs.models import Tombstone
-
     if not subjects:
         return set()
     hashes = {subject_hash(tenant_id=bank.tenant_id, subject=s): s for s in subjects}

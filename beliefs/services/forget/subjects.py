@@ -1,0 +1,120 @@
+"""Erasure requests: every episode and mention of a subject, in one bank or across the tenant.
+
+The subject's own episodes are deleted (``episodes``) and its mentions elsewhere are
+redacted (``mentions``), everything derived from either is rebuilt, a keyed-hash
+tombstone keeps an import or a retain from bringing the subject back, and the request
+ends with a receipt of counts: it never holds the erased content.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from banks.models import Bank
+from beliefs.models import Episode, ErasureRequest, RetainBatch, Tombstone
+from beliefs.services.forget.episodes import episodes_delete
+from beliefs.services.forget.mentions import mentions_erase
+from beliefs.services.forget.tombstones import subject_hash
+from memoryhub import metrics
+from memoryhub.queues import TaskName, enqueue_on_commit
+from reviews.services.audit import audit_record
+
+
+def erasure_request_create(
+    *, tenant, bank: Bank | None, subject: str, requested_by: str, aliases: list[str] | None = None
+) -> ErasureRequest:
+    """Record an erasure of ``subject`` (in ``bank``, or the whole tenant when ``bank`` is None) and queue it.
+
+    ``aliases``: other names and identifiers of the subject (e-mail, phone, account id) whose
+    mentions in other subjects' memory are redacted too.
+    """
+    request = ErasureRequest.objects.create(
+        tenant=tenant,
+        bank=bank,
+        scope="bank" if bank else "tenant",
+        subject=subject,
+        aliases=list(aliases or []),
+        subject_hash=subject_hash(tenant_id=tenant.pk, subject=subject),
+        requested_by=requested_by[:200],
+    )
+    enqueue_on_commit(TaskName.RUN_ERASURE, request_id=request.pk, tenant_id=tenant.pk)
+    return request
+
+
+def erasure_request_create_and_audit(
+    *, request=None, tenant, bank: Bank | None, subject: str, requested_by: str, **options
+) -> ErasureRequest:
+    """File an erasure request (``erasure_request_create``) and audit it: the API and the erasure page call this."""
+    erasure = erasure_request_create(tenant=tenant, bank=bank, subject=subject, requested_by=requested_by, **options)
+    audit_record(request=request, tenant=tenant, bank=bank, action="erasure.requested", target=f"erasure:{erasure.pk}")
+    return erasure
+
+
+def erasure_request_run(*, request_id: int) -> ErasureRequest:
+    """Erase the request's subject everywhere it reaches and write the receipt. Safe to run twice."""
+    with transaction.atomic():
+        request = ErasureRequest.objects.select_for_update().get(pk=request_id)
+        if request.status == ErasureRequest.Status.DONE:
+            return request
+        banks = [request.bank] if request.bank_id else list(Bank.objects.filter(tenant_id=request.tenant_id))
+        removed: dict[str, int] = {}
+        redacted: dict[str, int] = {}
+        for bank in banks:
+            removed["queued_items"] = removed.get("queued_items", 0) + _drop_queued_items(bank, request.subject)
+            ids = list(Episode.objects.filter(bank=bank, subject__iexact=request.subject).values_list("id", flat=True))
+            if ids:
+                for kind, count in episodes_delete(bank=bank, episode_ids=ids, erase=True).items():
+                    removed[kind] = removed.get(kind, 0) + count
+            # Mentions of the subject (and its aliases) in other subjects' episodes and everything derived.
+            for kind, count in mentions_erase(bank=bank, terms=[request.subject, *request.aliases]).items():
+                redacted[kind] = redacted.get(kind, 0) + count
+        Tombstone.objects.get_or_create(
+            tenant_id=request.tenant_id,
+            bank=request.bank,
+            subject_hash=request.subject_hash,
+            defaults={"erasure": request},
+        )
+        request.subject = ""  # from here on only the hash identifies it
+        request.aliases = []
+        request.status = ErasureRequest.Status.DONE
+        request.finished_at = timezone.now()
+        rebuilt = removed.pop("mental_models_rebuilt", 0)
+        request.receipt = {
+            "scope": request.scope,
+            "banks": len(banks),
+            "removed": dict(sorted(removed.items())),
+            "episodes_deleted": removed.get("episodes", 0),
+            "episodes_redacted": redacted.get("episodes_redacted", 0),
+            "redacted": dict(sorted(redacted.items())),
+            "rebuilt": {"mental_models": rebuilt, "beliefs": removed.get("beliefs_reassessed", 0)},
+            "tombstone": True,
+            "requested_by": request.requested_by,
+            "completed_at": request.finished_at.isoformat(),
+        }
+        request.save()
+        audit_record(
+            tenant=request.tenant_id,
+            bank=request.bank,
+            action="erasure.completed",
+            target=f"erasure:{request.pk}",
+            details={"removed": request.receipt["removed"], "rebuilt": request.receipt["rebuilt"]},
+            actor=request.requested_by,
+        )
+    metrics.observe_erasure(removed.get("episodes", 0))
+    return request
+
+
+def _drop_queued_items(bank: Bank, subject: str) -> int:
+    """Remove the subject's items from async batches that no worker has stored yet."""
+    dropped = 0
+    pending = RetainBatch.objects.select_for_update().filter(bank=bank, status__in=["pending", "processing"])
+    for batch in pending:
+        kept = [item for item in batch.items if (item.get("subject") or "").lower() != subject.lower()]
+        if len(kept) != len(batch.items):
+            dropped += len(batch.items) - len(kept)
+            batch.items = kept
+            batch.save(update_fields=["items"])
+    return dropped
+
+
