@@ -1,7 +1,7 @@
 """The Celery application. Tasks live in each app's ``tasks.py`` and are found automatically.
 
-Queues, routes and priorities come from :mod:`memoryhub.queues` (the one place that
-decides where work goes).
+Queues, routes and priorities come from :mod:`memoryhub.queues.routing` (the one place
+that decides where work goes).
 """
 
 import os
@@ -9,7 +9,8 @@ import os
 from celery import Celery
 from celery.signals import task_prerun
 
-from memoryhub.queues import celery_config
+from memoryhub.queues.routing import celery_config
+from memoryhub.queues.sending import release_coalesced
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryhub.settings")
 
@@ -21,6 +22,4 @@ app.autodiscover_tasks()
 
 @task_prerun.connect(weak=False)
 def _release_coalesced(sender=None, kwargs=None, **_):
-    from memoryhub.queues import release_coalesced
-
     release_coalesced(getattr(sender, "name", ""), kwargs or {})

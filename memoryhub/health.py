@@ -46,7 +46,7 @@ def metrics_view(request):
     """Prometheus exposition. ``MEMORYHUB_METRICS``: "open", "off", or a bearer token."""
     from django.http import HttpResponse, HttpResponseNotFound
 
-    from memoryhub.metrics import render
+    from memoryhub.observability import render
 
     access = settings.METRICS_ACCESS
     if access == "off":

@@ -1,21 +1,16 @@
-"""Prometheus metrics. Served at ``/metrics`` when ``MEMORYHUB_METRICS`` allows it.
+"""Prometheus counters and histograms, and the ``observe_*`` calls that feed them (a leaf: imports no app).
 
-Under gunicorn, ``PROMETHEUS_MULTIPROC_DIR`` (set by ``manage.py serve``) makes every
-worker process write its samples there, and the endpoint aggregates them.
+Served at ``/metrics`` by :mod:`memoryhub.observability`. Under gunicorn,
+``PROMETHEUS_MULTIPROC_DIR`` (set by ``manage.py serve``) makes every worker process
+write its samples there, and the endpoint aggregates them.
 """
 
 from __future__ import annotations
 
-import os
+from urllib.parse import urlparse
 
-from prometheus_client import (
-    CONTENT_TYPE_LATEST,
-    CollectorRegistry,
-    Counter,
-    Histogram,
-    generate_latest,
-    multiprocess,
-)
+from django.conf import settings
+from prometheus_client import Counter, Histogram
 
 RECALL_LATENCY = Histogram(
     "memoryhub_recall_latency_seconds",
@@ -66,10 +61,6 @@ def observe_retain(created: int, duplicates: int) -> None:
 
 
 def _provider() -> str:
-    from urllib.parse import urlparse
-
-    from django.conf import settings
-
     return urlparse(settings.MEMORYHUB["LLM_BASE_URL"]).hostname or "none"
 
 
@@ -107,49 +98,3 @@ def observe_task_failure(task_name: str) -> None:
 
 def observe_enqueue_failure(task_name: str) -> None:
     ENQUEUE_FAILURES.labels(task=task_name).inc()
-
-
-class BacklogCollector:
-    """Reads the background backlog from PostgreSQL at scrape time (the truth, not a cached count)."""
-
-    def collect(self):
-        from prometheus_client.core import GaugeMetricFamily
-
-        from beliefs.selectors.backlog import backlog_summary
-        from memoryhub.tenancy import rls_bypass
-
-        with rls_bypass():  # a cross-tenant aggregate: counts and an age, no rows leave
-            summary = backlog_summary()
-        lag = GaugeMetricFamily(
-            "memoryhub_consolidation_lag_seconds",
-            "Age of the oldest episode or fact that extraction/consolidation has not reached yet.",
-        )
-        lag.add_metric([], summary.lag_seconds)
-        yield lag
-        pending = GaugeMetricFamily(
-            "memoryhub_background_pending", "Items waiting for background work.", labels=["stage"]
-        )
-        pending.add_metric(["extraction"], summary.unextracted_episodes)
-        pending.add_metric(["consolidation"], summary.unconsolidated_facts)
-        yield pending
-        from memoryhub.queues import queue_depths
-
-        depth = GaugeMetricFamily(
-            "memoryhub_task_queue_depth", "Messages waiting in each Celery queue (NaN: broker down).", labels=["queue"]
-        )
-        for queue, waiting in queue_depths().items():
-            depth.add_metric([queue], waiting)
-        yield depth
-
-
-def render() -> tuple[bytes, str]:
-    """The exposition text for every process (multiprocess mode) or this one."""
-    backlog = CollectorRegistry()
-    backlog.register(BacklogCollector())
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
-        return generate_latest(registry) + generate_latest(backlog), CONTENT_TYPE_LATEST
-    from prometheus_client import REGISTRY
-
-    return generate_latest(REGISTRY) + generate_latest(backlog), CONTENT_TYPE_LATEST

@@ -7,8 +7,10 @@ from datetime import datetime
 
 from django.db.models import Count, Min
 from django.utils import timezone
+from prometheus_client.core import GaugeMetricFamily
 
 from beliefs.models import Episode, Fact
+from memoryhub.tenancy import rls_bypass
 
 
 @dataclass(frozen=True)
@@ -44,3 +46,19 @@ def banks_with_backlog(*, older_than: datetime) -> list[int]:
         "bank_id", flat=True
     )
     return sorted(set(episode_banks.distinct()) | set(fact_banks.distinct()))
+
+
+def backlog_metrics():
+    """Prometheus gauges of the backlog, read at scrape time (registered in ``BeliefsConfig.ready``)."""
+    with rls_bypass():  # a cross-tenant aggregate: counts and an age, no rows leave
+        summary = backlog_summary()
+    lag = GaugeMetricFamily(
+        "memoryhub_consolidation_lag_seconds",
+        "Age of the oldest episode or fact that extraction/consolidation has not reached yet.",
+    )
+    lag.add_metric([], summary.lag_seconds)
+    yield lag
+    pending = GaugeMetricFamily("memoryhub_background_pending", "Items waiting for background work.", labels=["stage"])
+    pending.add_metric(["extraction"], summary.unextracted_episodes)
+    pending.add_metric(["consolidation"], summary.unconsolidated_facts)
+    yield pending

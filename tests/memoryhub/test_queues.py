@@ -45,7 +45,7 @@ print(json.dumps({"imported_before": imported_before, "sent": sent}))
 @pytest.mark.django_db(transaction=True)
 def test_eager_mode_runs_the_task_inline_in_a_process_that_never_imported_it(monkeypatch):
     caller = make_caller()
-    monkeypatch.setattr("memoryhub.queues.enqueue", lambda *args, **kwargs: False)  # store only
+    monkeypatch.setattr("memoryhub.queues.sending.enqueue", lambda *args, **kwargs: False)  # store only
     retain(bank=caller.bank, items=[RetainItem(content="Alice lives in Paris.")])
     assert Episode.objects.filter(bank=caller.bank, extracted_at__isnull=True).count() == 1
     out = run_django_snippet(
@@ -83,7 +83,8 @@ def test_services_do_not_import_tasks(package):
 def test_enqueue_waits_for_commit_and_rollback_sends_nothing(monkeypatch):
     sent: list[tuple[str, dict]] = []
     monkeypatch.setattr(
-        "memoryhub.queues.enqueue", lambda task, countdown=None, tenant_id=None, **kwargs: sent.append((task, kwargs))
+        "memoryhub.queues.sending.enqueue",
+        lambda task, countdown=None, tenant_id=None, **kwargs: sent.append((task, kwargs)),
     )
 
     with pytest.raises(RuntimeError), transaction.atomic():
