@@ -27,10 +27,11 @@ def _vector(rng: random.Random, dims: int = 384) -> list[float]:
 def build(args, rng: random.Random):
     from django.contrib.auth import get_user_model
 
+    from audit.models import AuditEvent
     from banks.models import Membership
     from banks.services.banks import bank_create, membership_set, tenant_create
     from beliefs.models import Belief, BeliefVersion, Episode, Evidence, MentalModel, TriageDecision
-    from reviews.models import AuditEvent, ReviewItem
+    from reviews.models import ReviewItem
 
     tenant = tenant_create(slug="bench", name="Benchmark")
     bank = bank_create(tenant=tenant, slug="web", name="Dashboard benchmark")
@@ -301,11 +302,11 @@ def main() -> None:
     }
     exports = {}  # downloads, not pages: timed whole, fewer times, reported apart
     try:
-        audit = reverse("banks_web:bank-audit", kwargs={"tenant_slug": tenant.slug, "bank_slug": bank.slug})
+        audit = reverse("audit_web:bank-audit", kwargs={"tenant_slug": tenant.slug, "bank_slug": bank.slug})
     except NoReverseMatch:
         audit = None  # the admin pages are not part of this build
     if audit:
-        from reviews.models import AuditEvent
+        from audit.models import AuditEvent
 
         with rls_bypass():  # the row the 50th page starts after (pages walk a cursor, never an offset)
             deep = AuditEvent.objects.filter(bank=bank).order_by("-created_at", "-id")[49 * 50]

@@ -63,8 +63,9 @@ INSTALLED_APPS = [
     "guardian",
     "memoryhub",
     "banks",
-    "beliefs",
+    "audit",
     "reviews",
+    "beliefs",
     "portability",
 ]
 

@@ -9,6 +9,7 @@ from memoryhub.health import healthz, metrics_view
 api_v1 = [
     path("", include("banks.api.urls")),
     path("", include("beliefs.api.urls")),
+    path("", include("audit.urls")),
     path("", include("portability.urls")),
 ]
 
@@ -35,6 +36,7 @@ urlpatterns += [
     path("", home, name="home"),
     path("accounts/", include("banks.web.account_urls")),
     path("", include("banks.web.urls")),
+    path("", include("audit.web_urls")),
     path("t/<slug:tenant_slug>/banks/<slug:bank_slug>/", include(bank_pages)),
 ]
 

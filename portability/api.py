@@ -8,6 +8,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from audit.services import audit_record
 from banks.scoping import BankScopedAPIView, bank_for_caller
 from beliefs.selectors.episodes import episode_list
 from memoryhub.exceptions import ImportFormatUnknown
@@ -15,7 +16,6 @@ from memoryhub.serializers import StrictInputSerializer
 from portability.formats import FORMATS
 from portability.services.exporting import bank_export_lines
 from portability.services.importing import bank_import
-from reviews.services.audit import audit_record
 
 NDJSON = "application/x-ndjson"
 

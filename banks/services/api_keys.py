@@ -68,7 +68,7 @@ def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
 
 def api_key_issue_and_audit(*, request=None, actor: str | None = None, **issue) -> IssuedKey:
     """Issue a key (``api_key_issue``'s arguments) and audit it: what the API and the key pages both call."""
-    from reviews.services.audit import audit_record
+    from audit.services import audit_record
 
     issued = api_key_issue(**issue)
     audit_record(request=request, actor=actor, tenant=issued.api_key.tenant_id, bank=issued.api_key.bank,
@@ -78,7 +78,7 @@ def api_key_issue_and_audit(*, request=None, actor: str | None = None, **issue) 
 
 def api_key_revoke_and_audit(*, request=None, actor: str | None = None, api_key: ApiKey) -> ApiKey:
     """Revoke a key and audit it (a second revocation keeps the first time and is audited again)."""
-    from reviews.services.audit import audit_record
+    from audit.services import audit_record
 
     api_key = api_key_revoke(api_key=api_key)
     audit_record(request=request, actor=actor, tenant=api_key.tenant_id, bank=api_key.bank,

@@ -29,7 +29,7 @@ def tenant_create(*, slug: str, name: str) -> Tenant:
 
 def membership_set(*, tenant: Tenant, user, role: str, actor: str = "system") -> Membership:
     """Add ``user`` to ``tenant`` with ``role`` (or change their role); the change is audited."""
-    from reviews.services.audit import audit_record
+    from audit.services import audit_record
 
     membership, _ = Membership.objects.update_or_create(tenant=tenant, user=user, defaults={"role": role})
     audit_record(
@@ -72,7 +72,7 @@ def bank_create(
 
 def tenant_update(*, tenant: Tenant, name: str, actor: str = "system") -> Tenant:
     """Rename a tenant (its slug, part of every URL, stays); audited."""
-    from reviews.services.audit import audit_record
+    from audit.services import audit_record
 
     if name != tenant.name:
         tenant.name = name
@@ -84,7 +84,7 @@ def tenant_update(*, tenant: Tenant, name: str, actor: str = "system") -> Tenant
 
 def membership_remove(*, tenant: Tenant, user, actor: str = "system") -> bool:
     """Take ``user`` out of ``tenant`` with every role they held on its banks; audited. False if not a member."""
-    from reviews.services.audit import audit_record
+    from audit.services import audit_record
 
     with transaction.atomic():
         deleted, _ = Membership.objects.filter(tenant=tenant, user=user).delete()
@@ -110,9 +110,9 @@ def bank_settings_change(*, bank: Bank, request=None, actor: str | None = None, 
     Defense a re-scan of the stored episodes starts; one ``bank.updated`` event records the
     fields sent and the new policy.
     """
+    from audit.services import audit_record
     from banks.policy import bank_policy, defense_tightened, validate_policy
     from beliefs.services.defense.rescan import defense_rescan_start
-    from reviews.services.audit import audit_record
 
     if "policy" in fields:
         validate_policy(fields["policy"])
@@ -133,7 +133,7 @@ def bank_settings_change(*, bank: Bank, request=None, actor: str | None = None, 
 
 def bank_create_and_audit(*, request=None, tenant: Tenant, slug: str, created_by=None, **fields) -> Bank:
     """Create a bank (``bank_create``) and audit it: what ``POST banks/`` and the tenant settings page call."""
-    from reviews.services.audit import audit_record
+    from audit.services import audit_record
 
     bank = bank_create(tenant=tenant, slug=slug, created_by=created_by, **fields)
     audit_record(request=request, tenant=tenant, bank=bank, action="bank.created", target=f"bank:{bank.slug}")
@@ -153,7 +153,7 @@ def bank_update(*, bank: Bank, **fields) -> Bank:
 
 def bank_access_grant(*, bank: Bank, user, write: bool = False, actor: str = "system") -> None:
     """Let ``user`` read ``bank`` (and write it when ``write``); the change is audited."""
-    from reviews.services.audit import audit_record
+    from audit.services import audit_record
 
     assign_perm(BANK_READ_PERMISSION, user, bank)
     if write:
@@ -175,8 +175,8 @@ def bank_role_set(*, bank: Bank, user, role, actor: str = "system") -> None:
     """
     from guardian.shortcuts import remove_perm
 
+    from audit.services import audit_record
     from banks.permissions import ROLE_PERMISSIONS, Role
-    from reviews.services.audit import audit_record
 
     wanted = set(ROLE_PERMISSIONS.get(Role(role), ()))
     with transaction.atomic():

@@ -12,6 +12,7 @@ from django.http import Http404
 from django.shortcuts import redirect
 from django.urls import reverse
 
+from audit.services import actor_of
 from banks.models import BankUserObjectPermission, Membership
 from banks.permissions import Role, role_from_codenames
 from banks.policy import bank_policy
@@ -23,7 +24,6 @@ from beliefs.models import DefenseRescan, Episode
 from beliefs.services.defense.quarantine import episode_release_and_audit
 from beliefs.services.defense.rescan import defense_rescan_start_and_audit
 from memoryhub.exceptions import EpisodeNotFound
-from reviews.services.audit import actor_of
 
 ADMIN = {"GET": Role.BANK_ADMIN, "POST": Role.BANK_ADMIN}
 

@@ -12,12 +12,12 @@ from django.http import Http404
 from django.shortcuts import redirect
 from django.urls import reverse
 
+from audit.services import actor_of
 from banks.permissions import Role
 from banks.web.access import BankPageView, TenantPageView
 from banks.web.forms import ErasureForm
 from beliefs.models import ErasureRequest
 from beliefs.services.forget.subjects import erasure_request_create_and_audit
-from reviews.services.audit import actor_of
 
 RECEIPT_LABELS = {
     "episodes": "Episodes deleted",

@@ -179,42 +179,6 @@ class TenantRoleForm(forms.Form):
     role = forms.ChoiceField(choices=TENANT_ROLE_CHOICES)
 
 
-class AuditFilterForm(forms.Form):
-    """The audit log's filters; every one narrows an indexed scan by tenant or bank and time."""
-
-    action = forms.CharField(
-        max_length=64, required=False, help_text="Exact, or a family ending in a dot: api_key.",
-        widget=forms.TextInput(attrs={"list": "audit-actions", "placeholder": "e.g. erasure."}),
-    )  # fmt: skip
-    actor = forms.CharField(max_length=200, required=False, help_text="Starts with: user:ana, api-key:1f2e…")
-    target = forms.CharField(max_length=200, required=False, help_text="Starts with: api_key:, erasure:12")
-    request_id = forms.CharField(max_length=64, required=False, label="Request id")
-    since = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), label="From")
-    until = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), label="To (inclusive)")
-
-    def __init__(self, *args, banks=None, **kwargs):
-        super().__init__(*args, **kwargs)
-        if banks is not None:
-            choices = [("", "Every bank")] + [(b.slug, b.name) for b in banks]
-            self.fields["bank"] = forms.ChoiceField(choices=choices, required=False)
-
-    def selector_filters(self) -> dict:
-        """Keyword arguments for ``reviews.selectors.audit_events`` (empty when the form is invalid)."""
-        if not self.is_valid():
-            return {}
-        data = self.cleaned_data
-        day = timedelta(days=1)
-        return {
-            "action": data["action"].strip(),
-            "actor": data["actor"].strip(),
-            "target": data["target"].strip(),
-            "request_id": data["request_id"].strip(),
-            "bank_slug": data.get("bank") or "",
-            "since": datetime.combine(data["since"], time.min, tzinfo=UTC) if data["since"] else None,
-            "until": datetime.combine(data["until"], time.min, tzinfo=UTC) + day if data["until"] else None,
-        }
-
-
 class TenantCreateForm(forms.Form):
     """A new tenant (staff only) and its first admin: an existing account, or a new one."""
 

@@ -39,13 +39,13 @@ ENTRIES: list[NavEntry] = [
     NavEntry("API keys", "banks_web:bank-api-keys", "bank", "admin", Role.BANK_ADMIN),
     NavEntry("Erasure requests", "banks_web:bank-erasure", "bank", "admin", Role.BANK_ADMIN),
     NavEntry("Memory Defense", "banks_web:bank-defense", "bank", "admin", Role.BANK_ADMIN),
-    NavEntry("Audit log", "banks_web:bank-audit", "bank", "admin", Role.BANK_ADMIN),
+    NavEntry("Audit log", "audit_web:bank-audit", "bank", "admin", Role.BANK_ADMIN),
     NavEntry("Tenant overview", "banks_web:tenant-home", "tenant", "tenant"),
     NavEntry("Tenant settings", "banks_web:tenant-settings", "tenant", "tenant", Role.TENANT_ADMIN),
     NavEntry("Tenant members", "banks_web:tenant-members", "tenant", "tenant", Role.TENANT_ADMIN),
     NavEntry("Tenant API keys", "banks_web:tenant-api-keys", "tenant", "tenant", Role.TENANT_ADMIN),
     NavEntry("Tenant erasure requests", "banks_web:tenant-erasure", "tenant", "tenant", Role.TENANT_ADMIN),
-    NavEntry("Tenant audit log", "banks_web:tenant-audit", "tenant", "tenant", Role.TENANT_ADMIN),
+    NavEntry("Tenant audit log", "audit_web:tenant-audit", "tenant", "tenant", Role.TENANT_ADMIN),
 ]
 
 SECTION_TITLES = {"memory": "Memory", "workloads": "Workloads", "admin": "Bank admin", "tenant": "Tenant"}

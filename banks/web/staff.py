@@ -18,11 +18,11 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views import View
 
+from audit.services import actor_of, audit_record
 from banks.models import Membership, Tenant
 from banks.services.banks import membership_set, tenant_create
 from banks.web.forms import TenantCreateForm
 from memoryhub.tenancy import tenant_scope
-from reviews.services.audit import actor_of, audit_record
 
 SESSION_PASSWORD = "dashboard-new-account-password"
 

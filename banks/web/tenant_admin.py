@@ -13,6 +13,7 @@ from django.db.models import Count, Q
 from django.http import Http404
 from django.shortcuts import redirect
 
+from audit.services import actor_of
 from banks.models import ApiKey, Bank, BankUserObjectPermission, Membership
 from banks.permissions import Role
 from banks.services.banks import bank_create_and_audit, membership_remove, membership_set, tenant_update
@@ -20,7 +21,6 @@ from banks.web.access import TenantPageView
 from banks.web.forms import AddTenantMemberForm, BankCreateForm, BankDeleteForm, TenantForm, TenantRoleForm
 from beliefs.services.forget.bank import bank_forget_and_audit
 from memoryhub.exceptions import BankSlugTaken
-from reviews.services.audit import actor_of
 
 ADMIN = {"GET": Role.TENANT_ADMIN, "POST": Role.TENANT_ADMIN}
 SESSION_PASSWORD = "dashboard-new-account-password"

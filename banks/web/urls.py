@@ -7,7 +7,7 @@ members, keys and policy are this app's concern. The URL names are the ones the 
 
 from django.urls import path
 
-from banks.web import audit, bank_admin, erasure, keys, staff, tenant_admin, views
+from banks.web import bank_admin, erasure, keys, staff, tenant_admin, views
 
 app_name = "banks_web"
 
@@ -22,12 +22,10 @@ urlpatterns = [
     path(TENANT + "api-keys/", keys.TenantApiKeysPage.as_view(), name="tenant-api-keys"),
     path(TENANT + "erasure/", erasure.TenantErasurePage.as_view(), name="tenant-erasure"),
     path(TENANT + "erasure/<int:request_id>/", erasure.TenantErasureDetailPage.as_view(), name="tenant-erasure-detail"),
-    path(TENANT + "audit/", audit.TenantAuditPage.as_view(), name="tenant-audit"),
     path(BANK + "policy/", bank_admin.BankPolicyPage.as_view(), name="bank-policy"),
     path(BANK + "members/", bank_admin.BankMembersPage.as_view(), name="bank-members"),
     path(BANK + "api-keys/", keys.BankApiKeysPage.as_view(), name="bank-api-keys"),
     path(BANK + "erasure/", erasure.BankErasurePage.as_view(), name="bank-erasure"),
     path(BANK + "erasure/<int:request_id>/", erasure.BankErasureDetailPage.as_view(), name="bank-erasure-detail"),
     path(BANK + "defense/", bank_admin.BankDefensePage.as_view(), name="bank-defense"),
-    path(BANK + "audit/", audit.BankAuditPage.as_view(), name="bank-audit"),
 ]

@@ -7,6 +7,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
+from audit.services import audit_record
 from banks.scoping import BankScopedAPIView
 from beliefs.extractors.structured import event_problems
 from beliefs.models import TriageDecision
@@ -15,7 +16,6 @@ from beliefs.workloads.anomaly.selectors import triage_decision_get, triage_deci
 from memoryhub.exceptions import TriageDecisionNotFound
 from memoryhub.pagination import MemoryHubPagination
 from memoryhub.serializers import StrictInputSerializer, parse_datetime_param
-from reviews.services.audit import audit_record
 
 
 class AnomalyEventInputSerializer(StrictInputSerializer):

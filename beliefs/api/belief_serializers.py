@@ -8,7 +8,6 @@ from rest_framework import serializers
 from beliefs.models import Belief, BeliefVersion, DefenseRescan, Evidence, Fact, MentalModel
 from beliefs.services.mental_models import FILTER_KEYS
 from memoryhub.serializers import StrictInputSerializer
-from reviews.models import AuditEvent
 
 _LIMITS = settings.MEMORYHUB
 
@@ -188,12 +187,6 @@ class BackgroundStatusOutputSerializer(serializers.Serializer):
     facts = serializers.IntegerField()
     beliefs = serializers.IntegerField()
     queued = serializers.BooleanField(required=False)
-
-
-class AuditEventOutputSerializer(serializers.ModelSerializer):
-    class Meta:
-        model = AuditEvent
-        fields = ["id", "actor", "action", "target", "bank_slug", "request_id", "details", "created_at"]
 
 
 class DefenseRescanOutputSerializer(serializers.ModelSerializer):

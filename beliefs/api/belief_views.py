@@ -6,10 +6,10 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
+from audit.services import audit_record
 from banks.policy import bank_policy
 from banks.scoping import BankScopedAPIView
 from beliefs.api.belief_serializers import (
-    AuditEventOutputSerializer,
     BackgroundStatusOutputSerializer,
     BeliefAsOfOutputSerializer,
     BeliefDetailOutputSerializer,
@@ -40,8 +40,6 @@ from beliefs.services.reflect import reflect
 from memoryhub.exceptions import BeliefNotFound, FactNotFound, MentalModelNotFound
 from memoryhub.pagination import MemoryHubPagination, paginate, paginated_schema
 from memoryhub.serializers import parse_datetime_param
-from reviews.models import AuditEvent
-from reviews.services.audit import audit_record
 
 VALID_AT = OpenApiParameter("valid_at", str, description="Only facts true at this time (ISO 8601).")
 KNOWN_AT = OpenApiParameter("known_at", str, description="As the bank knew it at this time (ISO 8601).")
@@ -225,35 +223,6 @@ class BackgroundApi(BankScopedAPIView):
         if payload["queued"]:
             bank_background_queue(bank=self.bank)
         return Response(BackgroundStatusOutputSerializer(payload).data, status=status.HTTP_202_ACCEPTED)
-
-
-class AuditEventListApi(BankScopedAPIView):
-    """The bank's audit trail, newest first (tenant admins and admin-scoped keys)."""
-
-    method_access = {"GET": "admin"}
-    serializer_class = AuditEventOutputSerializer
-    pagination_class = MemoryHubPagination
-
-    def scoped_get_queryset(self):
-        events = AuditEvent.objects.filter(bank=self.bank)
-        action = self.request.query_params.get("action")
-        since = parse_datetime_param(self.request.query_params, "since")
-        if action:
-            events = events.filter(action=action)
-        if since:
-            events = events.filter(created_at__gte=since)
-        return events.order_by("-created_at", "-id")
-
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("action", str, description="Only this action (e.g. episodes.retained)."),
-            OpenApiParameter("since", str, description="Only events at or after this time (ISO 8601)."),
-        ],
-        responses=paginated_schema(AuditEventOutputSerializer),
-    )
-    def get(self, request, bank_slug: str):
-        page = self.paginate_queryset(self.get_queryset())
-        return self.get_paginated_response(AuditEventOutputSerializer(page, many=True).data)
 
 
 class DefenseRescanApi(BankScopedAPIView):

@@ -7,6 +7,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
+from audit.services import audit_record
 from banks.scoping import BankScopedAPIView
 from beliefs.api.churn_serializers import (
     InterventionInputSerializer,
@@ -35,7 +36,6 @@ from beliefs.workloads.churn.selectors import intervention_get, intervention_lis
 from memoryhub.exceptions import InterventionNotFound
 from memoryhub.pagination import MemoryHubPagination
 from memoryhub.serializers import parse_datetime_param
-from reviews.services.audit import audit_record
 
 NOW = OpenApiParameter("now", str, description="States as known at this time (ISO 8601); default: now.")
 

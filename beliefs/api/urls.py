@@ -52,9 +52,6 @@ urlpatterns = [
     path("banks/<bank_slug:bank_slug>/reflect", belief_views.ReflectApi.as_view(), name="reflect"),
     path("banks/<bank_slug:bank_slug>/background", belief_views.BackgroundApi.as_view(), name="background"),
     path(
-        "banks/<bank_slug:bank_slug>/audit-events/", belief_views.AuditEventListApi.as_view(), name="audit-event-list"
-    ),
-    path(
         "banks/<bank_slug:bank_slug>/defense-rescans/", belief_views.DefenseRescanApi.as_view(), name="defense-rescans"
     ),
     path("banks/<bank_slug:bank_slug>/anomaly/events", anomaly_views.AnomalyEventApi.as_view(), name="anomaly-events"),

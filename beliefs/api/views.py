@@ -6,6 +6,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
+from audit.services import audit_record
 from banks.scoping import BankScopedAPIView
 from beliefs.api.presenters import recall_payload, retain_payload
 from beliefs.api.serializers import (
@@ -26,7 +27,6 @@ from beliefs.services.recall_usage import recall_usage_record
 from beliefs.services.retain import RetainItem, retain, retain_async_submit
 from memoryhub.exceptions import BatchNotFound, EpisodeNotFound
 from memoryhub.pagination import MemoryHubPagination, paginated_schema
-from reviews.services.audit import audit_record
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
     "Idempotency-Key",

@@ -6,11 +6,11 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
+from audit.services import audit_record
 from banks.scoping import BankScopedAPIView
 from beliefs.api.erasure_views import requester
 from beliefs.workloads.distill import lessons_submit
 from memoryhub.serializers import StrictInputSerializer
-from reviews.services.audit import audit_record
 
 
 class LessonInputSerializer(StrictInputSerializer):

@@ -14,9 +14,10 @@ from django.db.models import Count, Min, Q
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
+from audit.models import AuditEvent
 from banks.models import Bank
 from beliefs.models import Belief, Episode, Fact, MentalModel, RecallUsageDay, TriageDecision
-from reviews.models import AuditEvent, ReviewItem
+from reviews.models import ReviewItem
 
 
 @dataclass

@@ -7,12 +7,12 @@ from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect
 
+from audit.services import audit_record
 from banks.permissions import Role
 from banks.web.access import BankPageView
 from beliefs.selectors.beliefs import mental_model_get, mental_model_list
 from beliefs.services.mental_models import mental_model_create, mental_model_delete, mental_model_refresh
 from memoryhub.exceptions import MentalModelNameTaken
-from reviews.services.audit import audit_record
 
 
 class MentalModelForm(forms.Form):

@@ -64,7 +64,7 @@ def review_item_decide_and_audit(*, request, bank: Bank, item_id: int, decision:
     The API and the dashboard both call this, so a decision leaves the same rows whichever
     front end took it.
     """
-    from reviews.services.audit import actor_of, audit_record
+    from audit.services import actor_of, audit_record
 
     if decision not in _OUTCOME:
         raise ReviewDecisionInvalid(extra={"decision": decision[:40], "allowed": list(DECISIONS)})

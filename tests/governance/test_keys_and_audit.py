@@ -6,10 +6,10 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from audit.models import AuditEvent
 from banks.models import ApiKey
 from banks.services.api_keys import api_key_issue
 from beliefs.models import Episode
-from reviews.models import AuditEvent
 from tests.conftest import make_caller
 
 pytestmark = pytest.mark.django_db

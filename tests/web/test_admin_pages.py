@@ -8,11 +8,11 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from audit.models import AuditEvent
+from audit.services import audit_record
 from banks.models import ApiKey, Membership
 from banks.permissions import Role, bank_roles
 from beliefs.models import DefenseRescan, ErasureRequest
-from reviews.models import AuditEvent
-from reviews.services.audit import audit_record
 from tests.web.builders import build_ops_bank, make_user
 from tests.web.conftest import bank_path
 

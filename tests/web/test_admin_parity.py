@@ -5,10 +5,10 @@ from __future__ import annotations
 from django.forms.models import model_to_dict
 from rest_framework.test import APIClient
 
+from audit.models import AuditEvent
 from banks.models import ApiKey
 from banks.permissions import Role
 from beliefs.models import DefenseRescan, ErasureRequest
-from reviews.models import AuditEvent
 from tests.web.conftest import bank_path
 
 VOLATILE = {"id", "created_at", "request_id"}

@@ -6,11 +6,12 @@ from datetime import timedelta
 
 from rest_framework.test import APIClient
 
+from audit.models import AuditEvent
 from banks.permissions import Role
 from beliefs.models import Belief, BeliefVersion, Evidence, Play
 from beliefs.services.recall import recall
 from beliefs.workloads.anomaly import triage
-from reviews.models import AuditEvent, ReviewItem
+from reviews.models import ReviewItem
 from tests.web.builders import BASE, build_ops_bank
 from tests.web.conftest import bank_path
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from audit.services import audit_record
 from banks.models import Bank
 from beliefs.models import Episode, Fact
 from beliefs.services.consolidate import lock_bank_for_consolidation, slots_refresh
 from memoryhub.exceptions import EpisodeNotFound
-from reviews.services.audit import audit_record
 
 
 def episode_release(*, bank: Bank, episode_id: int) -> Episode:

@@ -15,6 +15,7 @@ from collections import Counter
 from django.db import transaction
 from django.utils import timezone
 
+from audit.services import audit_record
 from banks.models import Bank
 from banks.policy import bank_policy
 from beliefs.defense.apply import scrub_value
@@ -22,7 +23,6 @@ from beliefs.models import DefenseRescan, Episode
 from beliefs.services.rederive import episodes_rederive
 from memoryhub import metrics
 from memoryhub.queues import TaskName, enqueue_on_commit
-from reviews.services.audit import audit_record
 
 CHUNK = 500
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from audit.services import audit_record
 from banks.models import Bank
 from beliefs.models import Belief, Episode, Fact, MentalModel
 from memoryhub import metrics
-from reviews.services.audit import audit_record
 
 
 def bank_forget_and_audit(*, request=None, bank: Bank, requested_by: str) -> dict:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from audit.services import audit_record
 from banks.models import Bank
 from beliefs.models import Episode, ErasureRequest, RetainBatch, Tombstone
 from beliefs.services.forget.episodes import episodes_delete
@@ -18,7 +19,6 @@ from beliefs.services.forget.mentions import mentions_erase
 from beliefs.services.forget.tombstones import subject_hash
 from memoryhub import metrics
 from memoryhub.queues import TaskName, enqueue_on_commit
-from reviews.services.audit import audit_record
 
 
 def erasure_request_create(

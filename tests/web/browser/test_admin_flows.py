@@ -6,10 +6,10 @@ import re
 
 from playwright.sync_api import expect
 
+from audit.services import audit_record
 from banks.models import ApiKey
 from banks.permissions import Role
 from beliefs.models import ErasureRequest
-from reviews.services.audit import audit_record
 from tests.web.browser.conftest import shoot, sign_in
 from tests.web.builders import PASSWORD
 

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from banks.models import ApiKey
+from audit.models import AuditEvent
 from memoryhub.request_context import current_request_id
-from reviews.models import AuditEvent
 
 
 def actor_of(request) -> str:
     if request is None:
         return "system"
-    if isinstance(getattr(request, "auth", None), ApiKey):
-        return f"api-key:{request.auth.prefix}"
+    key_prefix = getattr(getattr(request, "auth", None), "prefix", None)  # an API key authenticated the request
+    if key_prefix:
+        return f"api-key:{key_prefix}"
     user = getattr(request, "user", None)
     return f"user:{user.get_username()}" if user is not None and user.is_authenticated else "anonymous"
 

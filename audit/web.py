@@ -19,11 +19,11 @@ from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from audit.filtersets import AuditLogFilterSet
+from audit.selectors import audit_events
 from banks.permissions import Role
 from banks.web.access import BankPageView, TenantPageView
-from banks.web.forms import AuditFilterForm
 from memoryhub.tenancy import tenant_scope
-from reviews.selectors import audit_events
 
 PAGE_SIZE = 50
 CSV_COLUMNS = ["time", "actor", "action", "bank", "target", "request_id", "details"]
@@ -117,18 +117,17 @@ def target_link(event, tenant_slug: str, bank_slugs: set[str]) -> str:
 class _AuditPage:
     """Shared by the bank and tenant audit pages: filter form, one page of rows, CSV on ``?format=csv``."""
 
-    template = "banks/audit.html"
+    template = "audit/audit_log.html"
 
     def audit_scope(self) -> dict:
         raise NotImplementedError
 
-    def filter_form(self) -> AuditFilterForm:
-        return AuditFilterForm(self.request.GET or None)
+    def filters(self, events) -> AuditLogFilterSet:
+        return AuditLogFilterSet(self.request.GET or None, queryset=events)
 
     def get(self, request, **kwargs):
-        form = self.filter_form()
-        filters = form.selector_filters() if form.is_bound else {}
-        events = audit_events(**self.audit_scope(), **filters)
+        filters = self.filters(audit_events(**self.audit_scope()))
+        events = filters.qs
         if request.GET.get("format") == "csv":
             stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
             name = f"audit-{self.tenant.slug}{'-' + self.bank.slug if getattr(self, 'bank', None) else ''}-{stamp}.csv"
@@ -140,7 +139,7 @@ class _AuditPage:
         return self.render(
             self.template,
             {
-                "form": form,
+                "form": filters.form,
                 "events": rows,
                 "following": following,
                 "paged": bool(request.GET.get("before")),
@@ -170,8 +169,8 @@ class TenantAuditPage(_AuditPage, TenantPageView):
     def audit_scope(self) -> dict:
         return {"tenant": self.tenant}
 
-    def filter_form(self) -> AuditFilterForm:
-        return AuditFilterForm(self.request.GET or None, banks=self.page.banks)
+    def filters(self, events) -> AuditLogFilterSet:
+        return AuditLogFilterSet(self.request.GET or None, queryset=events, banks=self.page.banks)
 
     def scope_title(self) -> str:
         return f"Everything recorded in {self.tenant.name}"

@@ -1,0 +1,1 @@
+"""The audit trail: who did what, when, from which request (identifiers and counts, never content)."""
