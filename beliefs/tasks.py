@@ -16,7 +16,6 @@ from datetime import timedelta
 from celery import shared_task
 from celery.signals import task_failure, task_prerun
 from django.conf import settings
-from django.db import InterfaceError, OperationalError
 from django.db.models import Q
 from django.utils import timezone
 
@@ -31,20 +30,11 @@ from beliefs.services.mental_models import mental_models_refresh
 from beliefs.services.retain import retain_batch_fail, retain_batch_process
 from beliefs.services.vector_indexes import vector_indexes_refresh
 from memoryhub import metrics
-from memoryhub.queues import TaskName, enqueue_on_commit
+from memoryhub.queues import TASK_OPTIONS, TRANSIENT_ERRORS, TaskName, enqueue_on_commit
 from memoryhub.tenancy import clear_session_scope, rls_bypass, tenant_scope
 
 logger = logging.getLogger(__name__)
 
-_TRANSIENT = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
-_TASK_OPTIONS = {
-    "acks_late": True,
-    "reject_on_worker_lost": True,
-    "autoretry_for": _TRANSIENT,
-    "retry_backoff": True,
-    "retry_backoff_max": 300,
-    "max_retries": 8,
-}
 THROTTLE_DELAY = 2  # seconds between runs of a throttled bank
 BUSY_RETRY_DELAY = 5
 MAX_ATTEMPTS = 5
@@ -56,7 +46,7 @@ def _tenant_of(model, pk: int) -> int | None:
         return model.objects.filter(pk=pk).values_list("tenant_id", flat=True).first()
 
 
-@shared_task(**_TASK_OPTIONS)
+@shared_task(**TASK_OPTIONS)
 def process_retain_batch_task(*, batch_id: int) -> dict:
     tenant_id = _tenant_of(RetainBatch, batch_id)
     if tenant_id is None:
@@ -72,7 +62,7 @@ def _process_retain_batch(batch_id: int) -> dict:
     except RetainBatch.DoesNotExist:
         logger.warning("retain batch %s no longer exists", batch_id)
         return {"batch_id": batch_id, "status": "missing"}
-    except _TRANSIENT:
+    except TRANSIENT_ERRORS:
         raise
     except Exception as exc:
         retain_batch_fail(batch_id=batch_id, reason=type(exc).__name__)
@@ -86,7 +76,7 @@ def _stalled_after() -> timedelta:
     return timedelta(seconds=settings.MEMORYHUB["STALLED_AFTER_SECONDS"])
 
 
-@shared_task(**_TASK_OPTIONS)
+@shared_task(**TASK_OPTIONS)
 def extract_batch_task(*, batch_id: int) -> dict:
     """Extraction after a retain (messages queued before extraction was coalesced per bank)."""
     tenant_id = _tenant_of(RetainBatch, batch_id)
@@ -98,7 +88,7 @@ def extract_batch_task(*, batch_id: int) -> dict:
     return {"batch_id": batch_id, **result}
 
 
-@shared_task(**_TASK_OPTIONS)
+@shared_task(**TASK_OPTIONS)
 def extract_bank_task(*, bank_id: int) -> dict:
     with _bank_scope(bank_id):
         return _extract_and_chain(bank_id)
@@ -130,7 +120,7 @@ def _extract_and_chain(bank_id: int) -> dict:
     return {"bank_id": bank_id, "episodes": result.episodes, "facts": result.facts, "remaining": result.remaining}
 
 
-@shared_task(bind=True, **_TASK_OPTIONS)
+@shared_task(bind=True, **TASK_OPTIONS)
 def consolidate_bank_task(self, *, bank_id: int) -> dict:
     bank = Bank.objects.filter(pk=bank_id).first()
     if bank is None:
@@ -154,7 +144,7 @@ def consolidate_bank_task(self, *, bank_id: int) -> dict:
     }
 
 
-@shared_task(**_TASK_OPTIONS)
+@shared_task(**TASK_OPTIONS)
 def refresh_mental_models_task(*, bank_id: int) -> dict:
     bank = Bank.objects.filter(pk=bank_id).first()
     if bank is None:
@@ -163,7 +153,7 @@ def refresh_mental_models_task(*, bank_id: int) -> dict:
         return {"bank_id": bank_id, "refreshed": mental_models_refresh(bank=bank)}
 
 
-@shared_task(**_TASK_OPTIONS)
+@shared_task(**TASK_OPTIONS)
 def decay_beliefs_task() -> dict:
     """Hourly: every bank's unconfirmed beliefs lose confidence on the stated curve."""
     changed_total = 0
@@ -180,7 +170,7 @@ def decay_beliefs_task() -> dict:
     return {"changed": changed_total}
 
 
-@shared_task(**_TASK_OPTIONS)
+@shared_task(**TASK_OPTIONS)
 def resume_stalled_banks_task() -> dict:
     """Banks whose episodes or facts wait too long (a lost task, a crashed worker) get their work re-queued."""
     resumed = []
@@ -194,7 +184,7 @@ def resume_stalled_banks_task() -> dict:
     return {"resumed": resumed}
 
 
-@shared_task(**_TASK_OPTIONS)
+@shared_task(**TASK_OPTIONS)
 def requeue_stalled_batches_task() -> dict:
     """Re-enqueue async batches that the broker lost: waiting too long, or started too long ago by a worker
     that died. One still queued is not sent again (``memoryhub.queues`` coalesces batch messages)."""
@@ -213,7 +203,7 @@ def requeue_stalled_batches_task() -> dict:
     return {"requeued": len(stalled)}
 
 
-@shared_task(**_TASK_OPTIONS)
+@shared_task(**TASK_OPTIONS)
 def run_erasure_task(*, request_id: int) -> dict:
     from beliefs.models import ErasureRequest
     from beliefs.services.forget.subjects import erasure_request_run
@@ -226,7 +216,7 @@ def run_erasure_task(*, request_id: int) -> dict:
     return {"request_id": request_id, "status": request.status}
 
 
-@shared_task(**_TASK_OPTIONS)
+@shared_task(**TASK_OPTIONS)
 def defense_rescan_task(*, rescan_id: int) -> dict:
     from beliefs.models import DefenseRescan
     from beliefs.services.defense.rescan import defense_rescan_run
@@ -239,22 +229,7 @@ def defense_rescan_task(*, rescan_id: int) -> dict:
     return {"rescan_id": rescan_id, "status": rescan.status, "redacted_episodes": rescan.redacted_episodes}
 
 
-@shared_task(**_TASK_OPTIONS)
-def score_interventions_task() -> dict:
-    """Hourly: score every churn intervention whose outcome horizon has closed, bank by bank."""
-    from beliefs.models import Intervention
-    from beliefs.workloads.churn import interventions_score
-
-    with rls_bypass():
-        bank_ids = sorted(set(Intervention.objects.filter(outcome="pending").values_list("bank_id", flat=True)))
-    scored = 0
-    for bank in Bank.objects.filter(pk__in=bank_ids):
-        with tenant_scope(bank.tenant_id):
-            scored += interventions_score(bank=bank)
-    return {"scored": scored, "banks": len(bank_ids)}
-
-
-@shared_task(**_TASK_OPTIONS)
+@shared_task(**TASK_OPTIONS)
 def refresh_vector_indexes_task() -> dict:
     """Hourly: give large banks their own vector index, rebuild those whose bank doubled or halved, drop the rest."""
     return vector_indexes_refresh()

@@ -30,8 +30,9 @@ def build(args, rng: random.Random):
     from audit.models import AuditEvent
     from banks.models import Membership
     from banks.services.banks import bank_create, membership_set, tenant_create
-    from beliefs.models import Belief, BeliefVersion, Episode, Evidence, MentalModel, TriageDecision
+    from beliefs.models import Belief, BeliefVersion, Episode, Evidence, MentalModel
     from reviews.models import ReviewItem
+    from workloads.models import TriageDecision
 
     tenant = tenant_create(slug="bench", name="Benchmark")
     bank = bank_create(tenant=tenant, slug="web", name="Dashboard benchmark")

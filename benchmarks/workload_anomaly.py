@@ -76,10 +76,11 @@ def stream(rng: random.Random, day: int) -> list[tuple[str, str, str, bool, floa
 def run(label: str, *, days: int, policy: dict, seed: int = 11) -> dict:
     from banks.models import Bank, Tenant
     from banks.policy import bank_policy
-    from beliefs.models import Episode, TriageDecision
-    from beliefs.workloads.anomaly import anomaly_event_record, triage
+    from beliefs.models import Episode
     from memoryhub.tenancy import tenant_scope
     from reviews.services.decisions import review_item_decide
+    from workloads.anomaly import anomaly_event_record, triage
+    from workloads.models import TriageDecision
 
     rng = random.Random(seed)  # the alert stream: identical for every configuration
     analyst = random.Random(seed + 1)  # feedback, wording and review comments

@@ -147,8 +147,9 @@ def outcome_plan(rng: random.Random, offer: Offer) -> dict | None:
 
 def run(agent: str, *, accounts: int = 240, days: int = 360, seed: int = 5) -> dict:
     from banks.models import Bank, Tenant
-    from beliefs.models import Intervention
-    from beliefs.workloads.churn import (
+    from memoryhub.exceptions import InterventionAlreadyScored
+    from memoryhub.tenancy import tenant_scope
+    from workloads.churn import (
         account_link,
         intervention_record,
         interventions_score,
@@ -156,8 +157,7 @@ def run(agent: str, *, accounts: int = 240, days: int = 360, seed: int = 5) -> d
         play_upsert,
         recommend,
     )
-    from memoryhub.exceptions import InterventionAlreadyScored
-    from memoryhub.tenancy import tenant_scope
+    from workloads.models import Intervention
 
     names, segments, clusters, family = world(accounts, seed)
     uses_service = agent in ("memory", "no-memory")

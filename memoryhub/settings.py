@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "audit",
     "reviews",
     "beliefs",
+    "workloads",
     "portability",
 ]
 

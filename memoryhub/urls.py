@@ -9,7 +9,9 @@ from memoryhub.health import healthz, metrics_view
 api_v1 = [
     path("", include("banks.api.urls")),
     path("", include("beliefs.api.urls")),
-    path("", include("audit.urls")),
+    path("", include("audit.api_urls")),
+    path("", include("reviews.api_urls")),
+    path("", include("workloads.api.urls")),
     path("", include("portability.urls")),
 ]
 
@@ -30,6 +32,7 @@ urlpatterns = [
 # --- Dashboard: server-rendered pages; each app serves the pages of its own concern ---
 bank_pages = [
     path("", include("beliefs.web.urls")),
+    path("", include("workloads.web_urls")),
     path("", include("reviews.urls")),
 ]
 urlpatterns += [

@@ -29,7 +29,7 @@ class ReviewItem(models.Model):
     body = models.TextField(blank=True, default="")
     belief = models.ForeignKey("beliefs.Belief", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     triage = models.ForeignKey(
-        "beliefs.TriageDecision", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        "workloads.TriageDecision", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     payload = models.JSONField(default=dict, blank=True, help_text="Lesson fields, citations, evidence ids.")
     comment = models.TextField(blank=True, default="")

@@ -7,8 +7,9 @@ from collections import defaultdict
 from django.db.models import Count, QuerySet
 
 from banks.models import Bank
-from beliefs.models import Belief, Episode, Intervention
+from beliefs.models import Belief, Episode
 from reviews.models import ReviewItem
+from workloads.models import Intervention
 
 DECIDED = (ReviewItem.Status.ACCEPTED, ReviewItem.Status.REJECTED, ReviewItem.Status.OVERTURNED)
 

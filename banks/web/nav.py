@@ -31,8 +31,8 @@ ENTRIES: list[NavEntry] = [
     NavEntry("Episodes", "beliefs_web:episode-list", "bank", "memory"),
     NavEntry("Recall playground", "beliefs_web:recall", "bank", "memory"),
     NavEntry("Mental models", "beliefs_web:mental-model-list", "bank", "memory"),
-    NavEntry("Anomaly suppressions", "beliefs_web:suppression-log", "bank", "workloads"),
-    NavEntry("Churn plays", "beliefs_web:churn-plays", "bank", "workloads"),
+    NavEntry("Anomaly suppressions", "workloads_web:suppression-log", "bank", "workloads"),
+    NavEntry("Churn plays", "workloads_web:churn-plays", "bank", "workloads"),
     # Administration pages (banks/ views): bank settings need bank admin, tenant pages a tenant admin.
     NavEntry("Bank policy", "banks_web:bank-policy", "bank", "admin", Role.BANK_ADMIN),
     NavEntry("Members and roles", "banks_web:bank-members", "bank", "admin", Role.BANK_ADMIN),

@@ -5,16 +5,11 @@ from beliefs.models.erasure import ErasureRequest, Tombstone
 from beliefs.models.facts import Extractor, Fact
 from beliefs.models.jobs import DefenseRescan, RetainBatch
 from beliefs.models.mental_models import BankUsage, MentalModel, RecallUsageDay
+from beliefs.models.plays import Play
 from beliefs.models.search import BankTerm, BankTextStats
-from beliefs.models.workloads import AccountLink, ChurnPlay, Intervention, OutcomeEvent, Play, TriageDecision
 
 __all__ = [
-    "AccountLink",
-    "ChurnPlay",
-    "Intervention",
-    "OutcomeEvent",
     "Play",
-    "TriageDecision",
     "BankTerm",
     "BankTextStats",
     "BankUsage",

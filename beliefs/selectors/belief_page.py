@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from banks.models import Bank
 from beliefs.extractors import claim_key
-from beliefs.models import Belief, Evidence, MentalModel, Play, TriageDecision
+from beliefs.models import Belief, Evidence, MentalModel, Play
+from workloads.models import TriageDecision
 
 
 def belief_evidence(*, bank: Bank, belief: Belief) -> list[Evidence]:

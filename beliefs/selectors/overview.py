@@ -16,8 +16,9 @@ from django.utils import timezone
 
 from audit.models import AuditEvent
 from banks.models import Bank
-from beliefs.models import Belief, Episode, Fact, MentalModel, RecallUsageDay, TriageDecision
+from beliefs.models import Belief, Episode, Fact, MentalModel, RecallUsageDay
 from reviews.models import ReviewItem
+from workloads.models import TriageDecision
 
 
 @dataclass

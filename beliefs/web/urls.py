@@ -1,8 +1,8 @@
-"""Bank pages under ``/t/<tenant_slug>/banks/<bank_slug>/`` for memory and workloads."""
+"""Bank pages under ``/t/<tenant_slug>/banks/<bank_slug>/`` for the bank's memory."""
 
 from django.urls import path
 
-from beliefs.web import beliefs, episodes, mental_models, overview, workloads
+from beliefs.web import beliefs, episodes, mental_models, overview
 
 app_name = "beliefs_web"
 
@@ -14,7 +14,5 @@ urlpatterns = [
     path("episodes/<int:episode_id>/", episodes.EpisodeDetailPage.as_view(), name="episode-detail"),
     path("recall/", episodes.RecallPlaygroundPage.as_view(), name="recall"),
     path("mental-models/", mental_models.MentalModelListPage.as_view(), name="mental-model-list"),
-    path("anomaly/suppressions/", workloads.SuppressionLogPage.as_view(), name="suppression-log"),
-    path("churn/plays/", workloads.ChurnPlaysPage.as_view(), name="churn-plays"),
     path("mental-models/<str:name>/", mental_models.MentalModelDetailPage.as_view(), name="mental-model-detail"),
 ]

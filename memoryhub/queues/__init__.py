@@ -8,7 +8,17 @@ Services never import ``tasks.py`` modules: they call ``enqueue_on_commit(TaskNa
 """
 
 from memoryhub.queues.broker import queue_depths
-from memoryhub.queues.routing import WORKERS, Queue, TaskName
+from memoryhub.queues.routing import TASK_OPTIONS, TRANSIENT_ERRORS, WORKERS, Queue, TaskName
 from memoryhub.queues.sending import UnknownTask, enqueue, enqueue_on_commit
 
-__all__ = ["WORKERS", "Queue", "TaskName", "UnknownTask", "enqueue", "enqueue_on_commit", "queue_depths"]
+__all__ = [
+    "TASK_OPTIONS",
+    "TRANSIENT_ERRORS",
+    "WORKERS",
+    "Queue",
+    "TaskName",
+    "UnknownTask",
+    "enqueue",
+    "enqueue_on_commit",
+    "queue_depths",
+]

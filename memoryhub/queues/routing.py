@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from django.db import InterfaceError, OperationalError
 from kombu import Queue as KombuQueue
 
 
@@ -105,3 +106,16 @@ def celery_config() -> dict:
         "task_routes": {str(name): {"queue": str(queue)} for name, queue in ROUTES.items()},
         "task_default_priority": 0,
     }
+
+
+# Every task: acknowledged after it ran (a killed worker's task is delivered again), and retried with backoff
+# only on transient database or broker errors. Tasks are written to be safe to run twice.
+TRANSIENT_ERRORS = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
+TASK_OPTIONS = {
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "autoretry_for": TRANSIENT_ERRORS,
+    "retry_backoff": True,
+    "retry_backoff_max": 300,
+    "max_retries": 8,
+}

@@ -23,8 +23,8 @@ def review_item_decide(*, bank: Bank, item_id: int, decision: str, comment: str 
     suppression (the comment is required) records the alert as genuine so the belief stops
     suppressing; accepting a suppression with a comment stores the comment as a fresh proof.
     """
-    from beliefs.workloads.anomaly import suppression_confirm, suppression_overturn
-    from beliefs.workloads.distill import play_from_lesson
+    from workloads.anomaly import suppression_confirm, suppression_overturn
+    from workloads.distill import play_from_lesson
 
     with transaction.atomic():
         item = ReviewItem.objects.select_for_update().filter(bank=bank, pk=item_id).first()

@@ -13,12 +13,12 @@ from banks.services.banks import bank_update
 from beliefs.models import Belief, BeliefVersion, Episode, Evidence, Fact, MentalModel, Play
 from beliefs.services.mental_models import mental_model_create, mental_model_refresh
 from beliefs.services.retain import RetainItem, retain
-from beliefs.workloads.distill import lessons_submit
 from portability.records import vector_encode
 from reviews.models import ReviewItem
 from reviews.services.decisions import review_item_decide
 from tests.beliefs.consolidation_helpers import T0, days, dismissal, incident, remember
 from tests.conftest import make_caller
+from workloads.distill import lessons_submit
 
 QUERIES = [
     ("is DiskLatencyHigh on db-1 benign?", 400),

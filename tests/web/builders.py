@@ -11,10 +11,10 @@ from banks.models import Bank, Membership, Tenant
 from banks.permissions import Role
 from banks.services.banks import bank_role_set, membership_set
 from beliefs.services.retain import RetainItem, retain
-from beliefs.workloads.anomaly import anomaly_event_record, triage
-from beliefs.workloads.distill import lessons_submit
 from reviews.models import ReviewItem
 from tests.factories import BankFactory, TenantFactory
+from workloads.anomaly import anomaly_event_record, triage
+from workloads.distill import lessons_submit
 
 PASSWORD = "secret-password"
 HOSTILE = '<script>alert("xss")</script><img src=x onerror="alert(1)"> disk note'

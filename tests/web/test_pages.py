@@ -161,7 +161,7 @@ def test_suppression_log_shows_citations_and_the_review_outcome(client_as, ops):
 
 
 def test_churn_plays_show_k_of_n_with_wilson_intervals_and_open_interventions(client_as, ops):
-    from beliefs.workloads.churn import intervention_record, interventions_score, outcome_record
+    from workloads.churn import intervention_record, interventions_score, outcome_record
 
     start = BASE - timedelta(days=200)
     for n, result in enumerate(["retained", "retained", "churned"]):

@@ -10,10 +10,10 @@ from audit.models import AuditEvent
 from banks.permissions import Role
 from beliefs.models import Belief, BeliefVersion, Evidence, Play
 from beliefs.services.recall import recall
-from beliefs.workloads.anomaly import triage
 from reviews.models import ReviewItem
 from tests.web.builders import BASE, build_ops_bank
 from tests.web.conftest import bank_path
+from workloads.anomaly import triage
 
 
 def _rows(item: ReviewItem) -> dict:

@@ -27,23 +27,10 @@ from django.db.models import Q, TextField
 from django.db.models.functions import Cast
 
 from banks.models import Bank
-from beliefs.models import (
-    AccountLink,
-    Belief,
-    BeliefVersion,
-    Entity,
-    Episode,
-    Evidence,
-    Fact,
-    Intervention,
-    MentalModel,
-    OutcomeEvent,
-    Play,
-    RetainBatch,
-    TriageDecision,
-)
+from beliefs.models import Belief, BeliefVersion, Entity, Episode, Evidence, Fact, MentalModel, Play, RetainBatch
 from beliefs.services.rederive import ERASED, episodes_rederive
 from reviews.models import ReviewItem
+from workloads.models import AccountLink, Intervention, OutcomeEvent, TriageDecision
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 

@@ -18,14 +18,15 @@ from banks.models import Bank, Membership, Tenant
 from banks.permissions import Role, bank_roles
 from banks.services.api_keys import api_key_authenticate, api_key_issue
 from banks.services.banks import bank_create, bank_role_set, membership_set, tenant_create
-from beliefs.models import Episode, Intervention, MentalModel
+from beliefs.models import Episode, MentalModel
 from beliefs.services.mental_models import mental_model_create, mental_models_refresh
 from beliefs.services.retain import RetainItem, retain
-from beliefs.workloads.anomaly import anomaly_event_record, triage
-from beliefs.workloads.churn import intervention_record, interventions_score, outcome_record
-from beliefs.workloads.distill import lessons_submit
 from memoryhub.tenancy import tenant_scope
 from reviews.models import ReviewItem
+from workloads.anomaly import anomaly_event_record, triage
+from workloads.churn import intervention_record, interventions_score, outcome_record
+from workloads.distill import lessons_submit
+from workloads.models import Intervention
 
 DEMO_TENANT = "demo"
 DEMO_BANK = "ops"

@@ -10,10 +10,10 @@ from banks.services.api_keys import api_key_revoke
 from banks.services.banks import bank_access_grant, membership_set
 from beliefs.models import Belief, Episode, Fact, MentalModel, RetainBatch
 from beliefs.services.mental_models import mental_model_create
-from beliefs.workloads.churn import play_upsert
 from tests.beliefs.consolidation_helpers import T0, days, dismissal, remember
 from tests.conftest import make_caller, retain_texts
 from tests.factories import BankFactory, UserFactory
+from workloads.churn import play_upsert
 
 
 @pytest.fixture

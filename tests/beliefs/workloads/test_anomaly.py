@@ -2,10 +2,11 @@
 
 import pytest
 
-from beliefs.models import Belief, TriageDecision
-from beliefs.workloads.anomaly import anomaly_event_record, triage
+from beliefs.models import Belief
 from reviews.models import ReviewItem
 from tests.beliefs.consolidation_helpers import T0, days
+from workloads.anomaly import anomaly_event_record, triage
+from workloads.models import TriageDecision
 
 pytestmark = pytest.mark.django_db
 

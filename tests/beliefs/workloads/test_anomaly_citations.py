@@ -3,12 +3,13 @@
 import pytest
 from django.db import IntegrityError, transaction
 
-from beliefs.models import Belief, Episode, Evidence, TriageDecision
+from beliefs.models import Belief, Episode, Evidence
 from beliefs.services.consolidate import consolidate
 from beliefs.services.extract import bank_extract
-from beliefs.workloads.anomaly import anomaly_event_record, triage
 from reviews.services.decisions import review_item_decide
 from tests.beliefs.consolidation_helpers import T0, days
+from workloads.anomaly import anomaly_event_record, triage
+from workloads.models import TriageDecision
 
 pytestmark = pytest.mark.django_db
 

@@ -2,10 +2,11 @@
 
 import pytest
 
-from beliefs.models import Belief, Intervention, Play
-from beliefs.workloads.churn import account_link, intervention_record, interventions_score, outcome_record, recommend
+from beliefs.models import Belief, Play
 from reviews.models import ReviewItem
 from tests.beliefs.consolidation_helpers import T0, days
+from workloads.churn import account_link, intervention_record, interventions_score, outcome_record, recommend
+from workloads.models import Intervention
 
 pytestmark = pytest.mark.django_db
 
@@ -157,8 +158,8 @@ def test_accepted_lessons_are_recalled_as_plays_and_rejected_ones_are_not(caller
 def test_the_scheduled_task_scores_closed_horizons_in_every_bank(eager_tasks):
     from datetime import UTC, datetime
 
-    from beliefs.tasks import score_interventions_task
     from tests.conftest import make_caller
+    from workloads.tasks import score_interventions_task
 
     a, b = make_caller(), make_caller()
     old = datetime(2025, 1, 1, tzinfo=UTC)  # horizons long closed by the wall clock

@@ -5,8 +5,10 @@ import threading
 import pytest
 from django.db import connection
 
-from beliefs.models import Belief, Intervention, OutcomeEvent
-from beliefs.workloads.churn import (
+from beliefs.models import Belief
+from memoryhub.exceptions import InterventionAlreadyScored
+from tests.beliefs.consolidation_helpers import T0, days
+from workloads.churn import (
     account_link,
     intervention_record,
     interventions_score,
@@ -14,9 +16,8 @@ from beliefs.workloads.churn import (
     play_upsert,
     recommend,
 )
-from beliefs.workloads.churn.recommend import family_states
-from memoryhub.exceptions import InterventionAlreadyScored
-from tests.beliefs.consolidation_helpers import T0, days
+from workloads.churn.recommend import family_states
+from workloads.models import Intervention, OutcomeEvent
 
 pytestmark = pytest.mark.django_db
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from beliefs.models import Intervention
-from beliefs.workloads.churn import (
+from tests.beliefs.consolidation_helpers import T0, days
+from workloads.churn import (
     account_link,
     intervention_record,
     outcome_record,
@@ -11,7 +11,7 @@ from beliefs.workloads.churn import (
     recommend,
     wilson,
 )
-from tests.beliefs.consolidation_helpers import T0, days
+from workloads.models import Intervention
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from beliefs.workloads.churn.timeline import (
+from workloads.churn.timeline import (
     AWAITING,
     IN_FLIGHT,
     ReportedOutcome,

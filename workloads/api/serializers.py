@@ -1,13 +1,13 @@
-"""Input and output shapes of the churn routes (they only translate; the rules live in ``beliefs.workloads.churn``)."""
+"""Input and output shapes of the churn routes (they only translate; the rules live in ``workloads.churn``)."""
 
 from __future__ import annotations
 
 from rest_framework import serializers
 
-from beliefs.models import ChurnPlay, Intervention, OutcomeEvent
-from beliefs.workloads.churn.catalogue import HORIZON_MAX_DAYS, HORIZON_MIN_DAYS
-from beliefs.workloads.churn.timeline import State
 from memoryhub.serializers import StrictInputSerializer
+from workloads.churn.catalogue import HORIZON_MAX_DAYS, HORIZON_MIN_DAYS
+from workloads.churn.timeline import State
+from workloads.models import ChurnPlay, Intervention, OutcomeEvent
 
 
 def _horizon(**kwargs) -> serializers.IntegerField:

@@ -13,10 +13,11 @@ from django.utils import timezone
 
 from banks.models import Bank
 from banks.policy import bank_policy
-from beliefs.models import Episode, Intervention, Play
+from beliefs.models import Episode, Play
 from memoryhub.embeddings import embed_texts
 from memoryhub.exceptions import LessonWithoutEvidence
 from reviews.models import ReviewItem
+from workloads.models import Intervention
 
 
 def lessons_submit(*, bank: Bank, lessons: list[dict], session: str = "", actor: str = "") -> list[ReviewItem]:

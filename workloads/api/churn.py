@@ -9,7 +9,10 @@ from rest_framework.response import Response
 
 from audit.services import audit_record
 from banks.scoping import BankScopedAPIView
-from beliefs.api.churn_serializers import (
+from memoryhub.exceptions import InterventionNotFound
+from memoryhub.pagination import MemoryHubPagination
+from memoryhub.serializers import parse_datetime_param
+from workloads.api.serializers import (
     InterventionInputSerializer,
     LinkInputSerializer,
     NowInputSerializer,
@@ -20,8 +23,7 @@ from beliefs.api.churn_serializers import (
     RecommendInputSerializer,
     intervention_representation,
 )
-from beliefs.models import Intervention
-from beliefs.workloads.churn import (
+from workloads.churn import (
     account_link,
     intervention_record,
     interventions_score,
@@ -32,10 +34,8 @@ from beliefs.workloads.churn import (
     play_upsert,
     recommend,
 )
-from beliefs.workloads.churn.selectors import intervention_get, intervention_list, intervention_states, outcome_list
-from memoryhub.exceptions import InterventionNotFound
-from memoryhub.pagination import MemoryHubPagination
-from memoryhub.serializers import parse_datetime_param
+from workloads.churn.selectors import intervention_get, intervention_list, intervention_states, outcome_list
+from workloads.models import Intervention
 
 NOW = OpenApiParameter("now", str, description="States as known at this time (ISO 8601); default: now.")
 

@@ -10,12 +10,12 @@ from rest_framework.response import Response
 from audit.services import audit_record
 from banks.scoping import BankScopedAPIView
 from beliefs.extractors.structured import event_problems
-from beliefs.models import TriageDecision
-from beliefs.workloads.anomaly import ANALYST_EVENTS, EVENT_TEMPLATES, anomaly_event_record, triage
-from beliefs.workloads.anomaly.selectors import triage_decision_get, triage_decision_list
 from memoryhub.exceptions import TriageDecisionNotFound
 from memoryhub.pagination import MemoryHubPagination
 from memoryhub.serializers import StrictInputSerializer, parse_datetime_param
+from workloads.anomaly import ANALYST_EVENTS, EVENT_TEMPLATES, anomaly_event_record, triage
+from workloads.anomaly.selectors import triage_decision_get, triage_decision_list
+from workloads.models import TriageDecision
 
 
 class AnomalyEventInputSerializer(StrictInputSerializer):

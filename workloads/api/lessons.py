@@ -9,8 +9,8 @@ from rest_framework.response import Response
 from audit.services import audit_record
 from banks.scoping import BankScopedAPIView
 from beliefs.api.erasure_views import requester
-from beliefs.workloads.distill import lessons_submit
 from memoryhub.serializers import StrictInputSerializer
+from workloads.distill import lessons_submit
 
 
 class LessonInputSerializer(StrictInputSerializer):

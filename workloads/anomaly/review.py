@@ -14,10 +14,10 @@ from django.utils import timezone
 from beliefs.extractors.structured import QUOTE_FIELD
 from beliefs.models import BeliefVersion, Episode, Evidence
 from beliefs.services.consolidate import lock_bank_for_consolidation, slots_refresh
-from beliefs.workloads.anomaly.events import anomaly_event_record
-from beliefs.workloads.common import record_event
 from memoryhub.exceptions import ReviewDecisionInvalid
 from reviews.models import ReviewItem
+from workloads.anomaly.events import anomaly_event_record
+from workloads.events import record_event
 
 OVERTURN_WEIGHT = 3.0  # a reviewer's overturn outweighs three routine dismissals
 

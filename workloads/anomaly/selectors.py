@@ -7,7 +7,7 @@ from datetime import datetime
 from django.db.models import QuerySet
 
 from banks.models import Bank
-from beliefs.models import TriageDecision
+from workloads.models import TriageDecision
 
 
 def triage_decision_list(

@@ -8,9 +8,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 
 from banks.models import Bank
-from beliefs.models import AccountLink, Intervention
-from beliefs.workloads.churn.catalogue import horizon_for
-from beliefs.workloads.common import record_event
+from workloads.churn.catalogue import horizon_for
+from workloads.events import record_event
+from workloads.models import AccountLink, Intervention
 
 
 def intervention_record(

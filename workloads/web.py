@@ -8,12 +8,13 @@ from django.db.models import Count
 from django.utils import timezone
 
 from banks.web.access import BankPageView
-from beliefs.models import Intervention, Play, TriageDecision
+from beliefs.models import Play
 from beliefs.web.pagination import paginate
-from beliefs.workloads.churn import segment_counts, wilson
-from beliefs.workloads.churn.selectors import intervention_list, intervention_states
-from beliefs.workloads.churn.timeline import AWAITING, IN_FLIGHT
 from reviews.models import ReviewItem
+from workloads.churn import segment_counts, wilson
+from workloads.churn.selectors import intervention_list, intervention_states
+from workloads.churn.timeline import AWAITING, IN_FLIGHT
+from workloads.models import Intervention, TriageDecision
 
 
 class SuppressionLogPage(BankPageView):
@@ -43,7 +44,7 @@ class SuppressionLogPage(BankPageView):
             .annotate(n=Count("id"))
         )
         return self.render(
-            "beliefs/suppression_log.html",
+            "workloads/suppression_log.html",
             {
                 "rows": [(r, reviews.get(r.pk)) for r in rows],
                 "page_obj": page,
@@ -94,6 +95,6 @@ class ChurnPlaysPage(BankPageView):
             buckets[name].append(row)
         guidance = list(Play.objects.filter(bank=self.bank).only("id", "text", "play", "segment").order_by("segment"))
         return self.render(
-            "beliefs/churn_plays.html",
+            "workloads/churn_plays.html",
             {"table": table, "buckets": list(buckets.items()), "open_count": len(open_rows), "guidance": guidance},
         )

@@ -11,8 +11,8 @@ from django.db import IntegrityError, transaction
 
 from banks.models import Bank
 from banks.policy import bank_policy
-from beliefs.models import ChurnPlay, Intervention
 from memoryhub.exceptions import PlayNotFound
+from workloads.models import ChurnPlay, Intervention
 
 HORIZON_MIN_DAYS, HORIZON_MAX_DAYS = 30, 180
 

@@ -36,11 +36,12 @@ from beliefs.engine.confidence import assess_evidence
 from beliefs.engine.types import RecallFilters
 from beliefs.extractors import claim_key
 from beliefs.extractors.structured import QUOTE_FIELD
-from beliefs.models import Belief, Evidence, Fact, TriageDecision
+from beliefs.models import Belief, Evidence, Fact
 from beliefs.services.recall import recall
-from beliefs.workloads.anomaly.events import pattern_target
 from memoryhub.tokens import count_tokens
 from reviews.models import ReviewItem
+from workloads.anomaly.events import pattern_target
+from workloads.models import TriageDecision
 
 MAX_CITATIONS = 3
 

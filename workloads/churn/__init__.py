@@ -9,11 +9,11 @@
 - ``selectors`` — read queries for the API and the dashboard.
 """
 
-from beliefs.workloads.churn.catalogue import horizon_for, play_delete, play_get, play_list, play_upsert
-from beliefs.workloads.churn.outcomes import OutcomeRecorded, outcome_record
-from beliefs.workloads.churn.recommend import recommend, segment_counts, wilson
-from beliefs.workloads.churn.records import account_link, intervention_record, related_accounts
-from beliefs.workloads.churn.scoring import interventions_score
+from workloads.churn.catalogue import horizon_for, play_delete, play_get, play_list, play_upsert
+from workloads.churn.outcomes import OutcomeRecorded, outcome_record
+from workloads.churn.recommend import recommend, segment_counts, wilson
+from workloads.churn.records import account_link, intervention_record, related_accounts
+from workloads.churn.scoring import interventions_score
 
 __all__ = [
     "OutcomeRecorded",

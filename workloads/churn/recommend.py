@@ -30,10 +30,11 @@ from django.utils import timezone
 from banks.models import Bank
 from banks.policy import bank_policy
 from beliefs.extractors import claim_key
-from beliefs.models import Belief, Intervention, OutcomeEvent, Play
-from beliefs.workloads.churn.catalogue import catalogue_horizons
-from beliefs.workloads.churn.records import related_accounts
-from beliefs.workloads.churn.timeline import AWAITING, CHURNED, IN_FLIGHT, ReportedOutcome, State, state_at
+from beliefs.models import Belief, Play
+from workloads.churn.catalogue import catalogue_horizons
+from workloads.churn.records import related_accounts
+from workloads.churn.timeline import AWAITING, CHURNED, IN_FLIGHT, ReportedOutcome, State, state_at
+from workloads.models import Intervention, OutcomeEvent
 
 Z_95 = 1.96
 PRIOR_OFFERS = 4  # how many offers' worth of weight the segment's rate has in a play's estimate

@@ -21,8 +21,8 @@ from django.utils import timezone
 
 from banks.models import Bank
 from banks.policy import bank_policy
-from beliefs.models import Intervention, OutcomeEvent
-from beliefs.workloads.common import record_event
+from workloads.events import record_event
+from workloads.models import Intervention, OutcomeEvent
 
 
 def interventions_score(*, bank: Bank, now: datetime | None = None, fold_now: bool = False) -> int:

@@ -18,7 +18,7 @@ from datetime import datetime
 from banks.models import Bank
 from banks.policy import BankPolicy, bank_policy
 from beliefs.extractors.structured import QUOTE_FIELD
-from beliefs.workloads.common import record_event
+from workloads.events import record_event
 
 EVENT_TEMPLATES = {
     "alert": "ALERT {signature} on {target}: value {value}",

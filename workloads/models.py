@@ -1,12 +1,14 @@
-"""Workload records: triage decisions, churn interventions and outcomes, account links, procedural plays."""
+"""Workload records: anomaly triage decisions, and churn plays, interventions, outcomes and account links.
+
+These models moved here from ``beliefs``: their tables keep the names they were created
+with (``beliefs_*``), and so do their constraints and indexes.
+"""
 
 from __future__ import annotations
 
 from django.db import models
-from pgvector.django import VectorField
 
 from banks.models import Bank, Tenant
-from beliefs.models.episodes import EMBEDDING_DIMENSIONS
 
 
 class TriageDecision(models.Model):
@@ -36,12 +38,13 @@ class TriageDecision(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        db_table = "beliefs_triagedecision"
         indexes = [models.Index(name="beliefs_triage_bank_time", fields=["bank", "-decided_at"])]
         constraints = [
             # A suppression rests on a belief that was active when it was decided: never contested, stale or gone.
             models.CheckConstraint(
                 condition=~models.Q(decision="suppress") | models.Q(belief_status="active"),
-                name="%(app_label)s_%(class)s_suppress_needs_active_belief",
+                name="beliefs_triagedecision_suppress_needs_active_belief",
             )
         ]
 
@@ -61,11 +64,12 @@ class ChurnPlay(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        db_table = "beliefs_churnplay"
         constraints = [
-            models.UniqueConstraint(fields=["bank", "name"], name="%(app_label)s_%(class)s_unique_bank_name"),
+            models.UniqueConstraint(fields=["bank", "name"], name="beliefs_churnplay_unique_bank_name"),
             models.CheckConstraint(
                 condition=models.Q(horizon_days__gte=30, horizon_days__lte=180),
-                name="%(app_label)s_%(class)s_horizon_range",
+                name="beliefs_churnplay_horizon_range",
             ),
         ]
 
@@ -104,15 +108,16 @@ class Intervention(models.Model):
     )
     outcome_known_at = models.DateTimeField(null=True, blank=True, help_text="When the outcome started to count.")
     outcome_event = models.ForeignKey(
-        "beliefs.OutcomeEvent", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        "workloads.OutcomeEvent", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     episode = models.ForeignKey("beliefs.Episode", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        db_table = "beliefs_intervention"
         constraints = [
             models.UniqueConstraint(
-                fields=["bank", "account", "play", "occurred_at"], name="%(app_label)s_%(class)s_unique_offer"
+                fields=["bank", "account", "play", "occurred_at"], name="beliefs_intervention_unique_offer"
             )
         ]
         indexes = [
@@ -158,9 +163,10 @@ class OutcomeEvent(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        db_table = "beliefs_outcomeevent"
         constraints = [
-            models.UniqueConstraint(fields=["bank", "event_id"], name="%(app_label)s_%(class)s_unique_event"),
-            models.UniqueConstraint(fields=["intervention"], name="%(app_label)s_%(class)s_one_per_intervention"),
+            models.UniqueConstraint(fields=["bank", "event_id"], name="beliefs_outcomeevent_unique_event"),
+            models.UniqueConstraint(fields=["intervention"], name="beliefs_outcomeevent_one_per_intervention"),
         ]
         indexes = [
             models.Index(name="beliefs_outcome_account_time", fields=["bank", "account", "occurred_at"]),
@@ -181,28 +187,12 @@ class AccountLink(models.Model):
     relation = models.CharField(max_length=64)
 
     class Meta:
+        db_table = "beliefs_accountlink"
         constraints = [
             models.UniqueConstraint(
-                fields=["bank", "account", "related_account", "relation"], name="%(app_label)s_%(class)s_unique_edge"
+                fields=["bank", "account", "related_account", "relation"], name="beliefs_accountlink_unique_edge"
             )
         ]
 
     def __str__(self) -> str:
         return f"{self.account} -{self.relation}- {self.related_account}"
-
-
-class Play(models.Model):
-    """Procedural memory: a lesson accepted in review, used by recall and the workloads."""
-
-    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
-    bank = models.ForeignKey(Bank, on_delete=models.CASCADE, related_name="plays")
-    text = models.TextField()
-    play = models.CharField(max_length=100, blank=True, default="", help_text="The churn play it is about, if any.")
-    segment = models.CharField(max_length=100, blank=True, default="")
-    signature = models.CharField(max_length=200, blank=True, default="", help_text="The alert it is about, if any.")
-    review_item = models.ForeignKey("reviews.ReviewItem", on_delete=models.SET_NULL, null=True, related_name="+")
-    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    def __str__(self) -> str:
-        return self.text[:80]

@@ -1,7 +1,7 @@
 """Recording an outcome: attribute it to one intervention (named, or by the window rule) and never count it twice.
 
 An outcome is attributed when it is recorded, against the interventions recorded by then
-(``beliefs.workloads.churn.timeline`` states the rule). The same ``event_id`` again is a
+(``workloads.churn.timeline`` states the rule). The same ``event_id`` again is a
 no-op. A second outcome for an intervention that already has one is a duplicate when the
 result is the same (nothing is stored) and a ``409 intervention_already_scored`` when it
 differs; a database constraint allows one outcome per intervention, so concurrent writers
@@ -18,14 +18,14 @@ from django.utils import timezone
 
 from banks.models import Bank
 from banks.policy import bank_policy
-from beliefs.models import Intervention, OutcomeEvent
-from beliefs.workloads.churn.timeline import Window, attribute, counts_from, window_closes_at
 from memoryhub.exceptions import (
     InterventionAlreadyScored,
     InterventionNotFound,
     OutcomeAccountMismatch,
     OutcomeBeforeIntervention,
 )
+from workloads.churn.timeline import Window, attribute, counts_from, window_closes_at
+from workloads.models import Intervention, OutcomeEvent
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,9 @@
 - ``selectors`` — triage decisions (the suppression log) for the API and the dashboard.
 """
 
-from beliefs.workloads.anomaly.events import ANALYST_EVENTS, EVENT_TEMPLATES, anomaly_event_record, pattern_target
-from beliefs.workloads.anomaly.review import OVERTURN_WEIGHT, suppression_confirm, suppression_overturn
-from beliefs.workloads.anomaly.triage import TriageResult, benign_belief, citation, triage
+from workloads.anomaly.events import ANALYST_EVENTS, EVENT_TEMPLATES, anomaly_event_record, pattern_target
+from workloads.anomaly.review import OVERTURN_WEIGHT, suppression_confirm, suppression_overturn
+from workloads.anomaly.triage import TriageResult, benign_belief, citation, triage
 
 __all__ = [
     "ANALYST_EVENTS",

@@ -9,8 +9,8 @@ from django.utils import timezone
 
 from banks.models import Bank
 from banks.policy import bank_policy
-from beliefs.models import Intervention, OutcomeEvent
-from beliefs.workloads.churn.timeline import ReportedOutcome, State, state_at
+from workloads.churn.timeline import ReportedOutcome, State, state_at
+from workloads.models import Intervention, OutcomeEvent
 
 
 def intervention_list(

@@ -1,0 +1,1 @@
+"""The workloads over the API: anomaly events and triage, churn interventions and outcomes, lessons."""
