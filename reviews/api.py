@@ -7,12 +7,13 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from audit.services import actor_of
 from banks.scoping import BankScopedAPIView
 from memoryhub.exceptions import ReviewItemNotFound
 from memoryhub.pagination import MemoryHubPagination, paginated_schema
 from memoryhub.serializers import StrictInputSerializer
 from reviews.models import ReviewItem
-from reviews.services.decisions import review_item_decide_and_audit
+from reviews.services.decisions import review_item_decide
 
 
 class ReviewItemFilterSet(django_filters.FilterSet):
@@ -75,7 +76,7 @@ class ReviewItemDecideApi(BankScopedAPIView):
     @extend_schema(request=DecisionInputSerializer, responses=ReviewItemOutputSerializer)
     def post(self, request, bank_slug: str, item_id: int, decision: str):
         data = DecisionInputSerializer.parse(request.data)
-        item = review_item_decide_and_audit(
-            request=request, bank=self.bank, item_id=item_id, decision=decision, comment=data["comment"]
+        item = review_item_decide(
+            bank=self.bank, item_id=item_id, decision=decision, comment=data["comment"], actor=actor_of(request)
         )
         return Response(ReviewItemOutputSerializer(item).data)

@@ -1,6 +1,6 @@
 """Review queue pages: pending items by kind, decisions through the same service as the API.
 
-A decision posted from the page goes through ``review_item_decide_and_audit`` exactly like
+A decision posted from the page goes through ``review_item_decide`` exactly like
 ``POST …/review-items/{id}/{decision}``, so both leave identical rows. With htmx the
 decided item is swapped in place (``templates/reviews/partials/item.html``); without
 JavaScript the form posts and the page reloads.
@@ -12,13 +12,15 @@ from django.contrib import messages
 from django.shortcuts import redirect
 from django.urls import reverse
 
+from audit.services import actor_of
 from banks.permissions import Role
 from banks.web.access import BankPageView, get_in_bank
 from beliefs.web.pagination import paginate
 from memoryhub.exceptions import MemoryHubError
+from reviews.handlers import item_support, queue_panels
 from reviews.models import ReviewItem
-from reviews.selectors import contested_beliefs, lesson_support, review_counts, review_items
-from reviews.services.decisions import review_item_decide_and_audit
+from reviews.selectors import review_counts, review_items
+from reviews.services.decisions import review_item_decide
 
 KINDS = [("", "All"), *ReviewItem.Kind.choices]
 
@@ -39,8 +41,8 @@ class ReviewQueuePage(BankPageView):
                 "kinds": KINDS,
                 "decided_view": decided,
                 "counts": review_counts(bank=self.bank),
-                "support": lesson_support(bank=self.bank, items=items),
-                "contested": contested_beliefs(bank=self.bank, limit=10) if not decided and not kind else [],
+                "support": item_support(bank=self.bank, items=items),
+                **(queue_panels(bank=self.bank) if not decided and not kind else {}),
             },
         )
 
@@ -55,8 +57,8 @@ class ReviewDecidePage(BankPageView):
         decision, comment = request.POST.get("decision", ""), request.POST.get("comment", "").strip()
         error = ""
         try:
-            review_item_decide_and_audit(
-                request=request, bank=self.bank, item_id=item_id, decision=decision, comment=comment
+            review_item_decide(
+                bank=self.bank, item_id=item_id, decision=decision, comment=comment, actor=actor_of(request)
             )
         except MemoryHubError as exc:  # shown next to the item; nothing was changed
             error = str(exc.detail)
@@ -69,7 +71,7 @@ class ReviewDecidePage(BankPageView):
             )
             return self.render(
                 "reviews/partials/item.html",
-                {"item": item, "error": error, "support": lesson_support(bank=self.bank, items=[item])},
+                {"item": item, "error": error, "support": item_support(bank=self.bank, items=[item])},
             )
         if error:
             messages.error(request, f"Review item {item_id}: {error}")
@@ -91,7 +93,7 @@ class ReviewBulkAcceptPage(BankPageView):
         accepted, skipped = 0, []
         for item_id in ids:
             try:
-                review_item_decide_and_audit(request=request, bank=self.bank, item_id=item_id, decision="accept")
+                review_item_decide(bank=self.bank, item_id=item_id, decision="accept", actor=actor_of(request))
                 accepted += 1
             except MemoryHubError:
                 skipped.append(str(item_id))

@@ -42,7 +42,10 @@ def lessons_submit(*, bank: Bank, lessons: list[dict], session: str = "", actor:
             )
             outcomes = _scored_outcomes(bank, lesson)
             if policy.auto_accept_min_outcomes and outcomes >= policy.auto_accept_min_outcomes:
-                play_from_lesson(item=item, actor=f"auto-accept ({outcomes} scored outcomes)")
+                item.status, item.decided_at = ReviewItem.Status.ACCEPTED, timezone.now()
+                item.decided_by = f"auto-accept ({outcomes} scored outcomes)"
+                item.save()
+                play_from_lesson(item=item)
             items.append(item)
     return items
 
@@ -55,11 +58,8 @@ def _scored_outcomes(bank: Bank, lesson: dict) -> int:
     ).count()
 
 
-def play_from_lesson(*, item: ReviewItem, actor: str, comment: str = "") -> Play:
-    """Accept a distillation item: it becomes procedural memory."""
-    item.status = ReviewItem.Status.ACCEPTED
-    item.decided_by, item.decided_at, item.comment = actor, timezone.now(), comment
-    item.save()
+def play_from_lesson(*, item: ReviewItem, comment: str = "", actor: str = "") -> Play:
+    """An accepted distillation item becomes procedural memory (the review handler of lessons)."""
     payload = item.payload
     return Play.objects.create(
         tenant_id=item.tenant_id,

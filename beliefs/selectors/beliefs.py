@@ -87,3 +87,17 @@ def derived_coverage(*, bank: Bank, hits: list, episode_ids: list[int]) -> dict[
         if hit.kind == "fact":
             coverage[("fact", hit.item_id)] = set(hit.episode_ids) & wanted
     return coverage
+
+
+def contested_beliefs(*, bank: Bank, limit: int = 50) -> list[Belief]:
+    """Beliefs a contradiction left contested: what a reviewer should look at next to the queue."""
+    return list(
+        Belief.objects.filter(bank=bank, status=Belief.Status.CONTESTED)
+        .only("id", "statement", "confidence", "proof_count", "contradiction_count", "updated_at")
+        .order_by("-updated_at", "-id")[:limit]
+    )
+
+
+def contested_beliefs_panel(*, bank: Bank) -> dict:
+    """The review queue's side panel (registered with ``reviews`` in ``BeliefsConfig.ready``)."""
+    return {"contested": contested_beliefs(bank=bank, limit=10)}

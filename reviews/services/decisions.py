@@ -5,8 +5,10 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from audit.services import audit_record
 from banks.models import Bank
 from memoryhub.exceptions import ReviewDecisionInvalid, ReviewItemAlreadyDecided, ReviewItemNotFound
+from reviews.handlers import review_handler
 from reviews.models import ReviewItem
 
 _OUTCOME = {
@@ -14,18 +16,20 @@ _OUTCOME = {
     "reject": ReviewItem.Status.REJECTED,
     "overturn": ReviewItem.Status.OVERTURNED,
 }
+DECISIONS = tuple(_OUTCOME)
 
 
 def review_item_decide(*, bank: Bank, item_id: int, decision: str, comment: str = "", actor: str) -> ReviewItem:
-    """Apply ``decision``; repeating the same decision is a no-op, a different one on a decided item is a 409.
+    """Record ``actor``'s decision with its audit event, and apply what the item's kind says it does.
 
-    Accepting a lesson makes it a ``Play``; rejecting keeps it with its reason; overturning a
-    suppression (the comment is required) records the alert as genuine so the belief stops
-    suppressing; accepting a suppression with a comment stores the comment as a fresh proof.
+    Repeating the same decision is a no-op; a different one on a decided item is a 409, except
+    that an accepted item may be overturned when its kind allows it. A rejection needs a
+    reason. What follows from a decision (a lesson becoming a ``Play``, an overturned
+    suppression contesting its belief) is done by the handler the owning app registered
+    (``reviews.handlers``), in the same transaction: if it refuses, nothing is recorded.
     """
-    from workloads.anomaly import suppression_confirm, suppression_overturn
-    from workloads.distill import play_from_lesson
-
+    if decision not in _OUTCOME:
+        raise ReviewDecisionInvalid(extra={"decision": decision[:40], "allowed": list(DECISIONS)})
     with transaction.atomic():
         item = ReviewItem.objects.select_for_update().filter(bank=bank, pk=item_id).first()
         if item is None:
@@ -37,44 +41,23 @@ def review_item_decide(*, bank: Bank, item_id: int, decision: str, comment: str 
             decision == "overturn" and item.status == ReviewItem.Status.ACCEPTED
         ):
             raise ReviewItemAlreadyDecided(extra={"status": item.status})
-        if decision == "overturn":
-            if item.kind != ReviewItem.Kind.SUPPRESSION:
-                raise ReviewDecisionInvalid(extra={"kind": item.kind, "decision": decision})
-            return suppression_overturn(item=item, comment=comment, actor=actor)
+        handler = review_handler(item.kind)
+        consequence = {"accept": handler.on_accept, "reject": handler.on_reject, "overturn": handler.on_overturn}
+        if decision == "overturn" and handler.on_overturn is None:
+            raise ReviewDecisionInvalid(extra={"kind": item.kind, "decision": decision})
         if decision == "reject" and not comment.strip():
             raise ReviewDecisionInvalid("A rejection needs a reason in 'comment'.", extra={"decision": decision})
-        if decision == "accept" and item.kind == ReviewItem.Kind.DISTILLATION:
-            play_from_lesson(item=item, actor=actor, comment=comment)
-            return item
-        if decision == "accept" and item.kind == ReviewItem.Kind.SUPPRESSION and item.triage_id:
-            # A person confirmed the alert benign: with their words, a fresh proof that keeps the belief current.
-            suppression_confirm(item=item, comment=comment)
         item.status = wanted
         item.comment, item.decided_by, item.decided_at = comment, actor, timezone.now()
         item.save()
-    return item
-
-
-DECISIONS = tuple(_OUTCOME)
-
-
-def review_item_decide_and_audit(*, request, bank: Bank, item_id: int, decision: str, comment: str = "") -> ReviewItem:
-    """Decide an item for the person or key behind ``request`` and record the audit event.
-
-    The API and the dashboard both call this, so a decision leaves the same rows whichever
-    front end took it.
-    """
-    from audit.services import actor_of, audit_record
-
-    if decision not in _OUTCOME:
-        raise ReviewDecisionInvalid(extra={"decision": decision[:40], "allowed": list(DECISIONS)})
-    item = review_item_decide(bank=bank, item_id=item_id, decision=decision, comment=comment, actor=actor_of(request))
-    audit_record(
-        request=request,
-        tenant=bank.tenant,
-        bank=bank,
-        action=f"review.{decision}",
-        target=f"review_item:{item.pk}",
-        details={"status": item.status},
-    )
+        if consequence[decision] is not None:
+            consequence[decision](item=item, comment=comment, actor=actor)
+        audit_record(
+            tenant=bank.tenant_id,
+            bank=bank,
+            action=f"review.{decision}",
+            target=f"review_item:{item.pk}",
+            details={"status": item.status},
+            actor=actor,
+        )
     return item

@@ -22,17 +22,16 @@ from workloads.events import record_event
 OVERTURN_WEIGHT = 3.0  # a reviewer's overturn outweighs three routine dismissals
 
 
-def suppression_overturn(*, item: ReviewItem, comment: str, actor: str, now: datetime | None = None) -> ReviewItem:
+def suppression_overturn(*, item: ReviewItem, comment: str, actor: str = "", now: datetime | None = None) -> None:
     """The analyst says the suppressed alert was real: the belief is contested and weakened.
 
-    The comment (required: it is the evidence) is stored as an analyst episode and attached to
-    the belief as contradicting evidence of weight ``OVERTURN_WEIGHT``, observed at the triage's
-    time and quoting the comment exactly. Being the latest word, it contests the belief, so the
-    next similar alert is investigated; the belief recovers only as fresh dismissals outweigh it
-    (and, by default, not within ``anomaly.contest_days`` of the overturn).
+    Called when the overturn is recorded (``review_item_decide``). The comment (required: it is
+    the evidence) is stored as an analyst episode and attached to the belief as contradicting
+    evidence of weight ``OVERTURN_WEIGHT``, observed at the triage's time and quoting the
+    comment exactly. Being the latest word, it contests the belief, so the next similar alert
+    is investigated; the belief recovers only as fresh dismissals outweigh it (and, by default,
+    not within ``anomaly.contest_days`` of the overturn).
     """
-    if item.status == ReviewItem.Status.OVERTURNED:
-        return item  # idempotent
     comment = (comment or "").strip()
     if not comment:
         raise ReviewDecisionInvalid(
@@ -42,11 +41,8 @@ def suppression_overturn(*, item: ReviewItem, comment: str, actor: str, now: dat
     record = item.triage
     now = now or (record.decided_at if record else timezone.now())
     with transaction.atomic():
-        item.status = ReviewItem.Status.OVERTURNED
-        item.comment, item.decided_by, item.decided_at = comment, actor, timezone.now()
-        item.save()
         if record is None or item.belief_id is None:
-            return item
+            return
         note = f"Analyst overturned the suppression of {record.signature} on {record.target} (review {item.pk}): "
         episode_id = record_event(
             bank=item.bank,
@@ -84,10 +80,9 @@ def suppression_overturn(*, item: ReviewItem, comment: str, actor: str, now: dat
             now=now,
             cause_hint=BeliefVersion.Cause.REVIEWED,
         )
-    return item
 
 
-def suppression_confirm(*, item: ReviewItem, comment: str = "") -> int | None:
+def suppression_confirm(*, item: ReviewItem, comment: str = "", actor: str = "") -> int | None:
     """A reviewer accepted a suppression. With a comment, it is a fresh proof quoting that comment.
 
     Without a comment nothing is added to the belief: every proof cites an analyst's own words.
