@@ -91,8 +91,8 @@ def audit_csv(*, tenant_id: int, events, filename: str) -> StreamingHttpResponse
 TARGET_PAGES = {
     "episode": ("beliefs_web:episode-detail", "episode_id"),
     "mental_model": ("beliefs_web:mental-model-detail", "name"),
-    "erasure": ("banks_web:bank-erasure-detail", "request_id"),
-    "rescan": ("banks_web:bank-defense", None),
+    "erasure": ("beliefs_tenant:bank-erasure-detail", "request_id"),
+    "rescan": ("beliefs_tenant:bank-defense", None),
     "api_key": ("banks_web:bank-api-keys", None),
 }
 

@@ -3,7 +3,6 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from banks.web.views import home
 from memoryhub.health import healthz, metrics_view
 
 api_v1 = [
@@ -36,10 +35,11 @@ bank_pages = [
     path("", include("reviews.urls")),
 ]
 urlpatterns += [
-    path("", home, name="home"),
+    path("", include("banks.web.root_urls")),
     path("accounts/", include("banks.web.account_urls")),
     path("", include("banks.web.urls")),
     path("", include("audit.web_urls")),
+    path("", include("beliefs.web.tenant_urls")),
     path("t/<slug:tenant_slug>/banks/<slug:bank_slug>/", include(bank_pages)),
 ]
 

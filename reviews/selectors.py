@@ -22,6 +22,11 @@ def review_items(*, bank: Bank, kind: str | None = None, decided: bool = False) 
     return items.filter(status=ReviewItem.Status.PENDING).order_by("created_at", "id")
 
 
+def pending_count(*, bank: Bank) -> int:
+    """Items waiting for a person (the sidebar's badge)."""
+    return ReviewItem.objects.filter(bank=bank, status=ReviewItem.Status.PENDING).count()
+
+
 def review_counts(*, bank: Bank) -> dict[str, int]:
     """Pending items per kind, plus ``all``."""
     counts = dict(

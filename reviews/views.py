@@ -15,7 +15,7 @@ from django.urls import reverse
 from audit.services import actor_of
 from banks.permissions import Role
 from banks.web.access import BankPageView, get_in_bank
-from beliefs.web.pagination import paginate
+from banks.web.pagination import paginate
 from memoryhub.exceptions import MemoryHubError
 from reviews.handlers import item_support, queue_panels
 from reviews.models import ReviewItem

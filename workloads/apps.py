@@ -6,6 +6,6 @@ class WorkloadsConfig(AppConfig):
     verbose_name = "Workloads"
 
     def ready(self):
-        from workloads import review_handlers  # imports models: only once the app registry is ready
+        from workloads import extensions  # imports models: only once the app registry is ready
 
-        review_handlers.register()
+        extensions.register()

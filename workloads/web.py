@@ -8,8 +8,8 @@ from django.db.models import Count
 from django.utils import timezone
 
 from banks.web.access import BankPageView
+from banks.web.pagination import paginate
 from beliefs.models import Play
-from beliefs.web.pagination import paginate
 from reviews.models import ReviewItem
 from workloads.churn import segment_counts, wilson
 from workloads.churn.selectors import intervention_list, intervention_states

@@ -31,7 +31,7 @@ from django.views import View
 
 from banks.models import Bank, Membership, Tenant
 from banks.permissions import Role, bank_roles
-from banks.web.nav import navigation
+from banks.web.nav import bank_badges, navigation
 from memoryhub.tenancy import REQUEST_TRANSACTION_DEPTH, restore_request_tenant, set_request_tenant
 
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
@@ -150,10 +150,7 @@ class BankPageView(TenantPageView):
     bank: Bank
 
     def nav_badges(self) -> dict[str, int]:
-        from reviews.models import ReviewItem
-
-        pending = ReviewItem.objects.filter(bank=self.bank, status=ReviewItem.Status.PENDING).count()
-        return {"pending_reviews": pending}
+        return bank_badges(self.bank)
 
     def resolve_page(self, request, *, tenant_slug: str, bank_slug: str, **kwargs) -> Page:
         page = super().resolve_page(request, tenant_slug=tenant_slug)

@@ -1,7 +1,8 @@
-"""Bank administration pages: settings and policy, members and roles, Memory Defense.
+"""Bank administration pages: settings and policy, members and roles.
 
 Bank admins (and tenant admins) only; each action calls the service the API calls, so
-the browser and the API leave the same rows. Keys, erasure and the audit log have their own modules.
+the browser and the API leave the same rows. Keys have their own module; erasure and Memory Defense
+pages live with the engine (``beliefs.web``), the audit log with ``audit``.
 """
 
 from __future__ import annotations
@@ -10,20 +11,15 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.http import Http404
 from django.shortcuts import redirect
-from django.urls import reverse
 
 from audit.services import actor_of
 from banks.models import BankUserObjectPermission, Membership
 from banks.permissions import Role, role_from_codenames
-from banks.policy import bank_policy
 from banks.services.banks import bank_role_set, bank_settings_change
 from banks.web.access import BankPageView
 from banks.web.forms import BANK_ROLE_CHOICES, BANK_ROLES, AddBankMemberForm, BankRoleForm
 from banks.web.policy_form import BankSettingsForm
-from beliefs.models import DefenseRescan, Episode
-from beliefs.services.defense.quarantine import episode_release_and_audit
-from beliefs.services.defense.rescan import defense_rescan_start_and_audit
-from memoryhub.exceptions import EpisodeNotFound
+from beliefs.models import DefenseRescan
 
 ADMIN = {"GET": Role.BANK_ADMIN, "POST": Role.BANK_ADMIN}
 
@@ -128,42 +124,3 @@ class BankMembersPage(BankPageView):
             done = f"now {role.label}" if role > Role.NONE else "no longer has access"
             messages.success(request, f"{user.get_username()} {done} in {self.bank.name}.")
         return _bank_redirect("banks_web:bank-members", self)
-
-
-class BankDefensePage(BankPageView):
-    """Memory Defense: the bank's mode, re-scans of what it stores (start one, watch it), quarantined episodes."""
-
-    roles = ADMIN
-
-    def get(self, request, tenant_slug: str, bank_slug: str):
-        rescans = list(DefenseRescan.objects.filter(bank=self.bank).order_by("-created_at", "-id")[:20])
-        running = any(r.status != DefenseRescan.Status.DONE for r in rescans)
-        context = {"rescans": rescans, "running": running, "policy": bank_policy(self.bank)}
-        if request.headers.get("HX-Request"):
-            return self.render("banks/partials/rescans.html", context)
-        flagged = (
-            Episode.objects.filter(bank=self.bank, quarantine_released_at__isnull=True, echo_of__isnull=True)
-            .exclude(injection_flags=[])
-            .order_by("-occurred_at", "-id")
-        )
-        context["quarantined"] = list(flagged.only("id", "occurred_at", "source", "subject", "injection_flags")[:20])
-        context["quarantined_total"] = flagged.count()
-        context["episodes_url"] = reverse(
-            "beliefs_web:episode-list", kwargs={"tenant_slug": tenant_slug, "bank_slug": bank_slug}
-        )
-        return self.render("banks/defense.html", context)
-
-    def post(self, request, tenant_slug: str, bank_slug: str):
-        if request.POST.get("action") == "release":
-            episode_id = request.POST.get("episode", "")
-            if not episode_id.isdigit():
-                raise Http404("No such episode in this bank.")
-            try:
-                episode_release_and_audit(request=request, bank=self.bank, episode_id=int(episode_id))
-            except EpisodeNotFound as exc:
-                raise Http404("No such episode in this bank.") from exc
-            messages.success(request, f"Episode {episode_id} released: its facts may now support beliefs.")
-            return _bank_redirect("banks_web:bank-defense", self)
-        rescan = defense_rescan_start_and_audit(request=request, bank=self.bank)
-        messages.success(request, f"Re-scan {rescan.pk} started: {rescan.total} stored episodes to scan.")
-        return _bank_redirect("banks_web:bank-defense", self)

@@ -7,6 +7,7 @@ slugs, tenant entries with the tenant slug.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.urls import NoReverseMatch, reverse
@@ -37,16 +38,29 @@ ENTRIES: list[NavEntry] = [
     NavEntry("Bank policy", "banks_web:bank-policy", "bank", "admin", Role.BANK_ADMIN),
     NavEntry("Members and roles", "banks_web:bank-members", "bank", "admin", Role.BANK_ADMIN),
     NavEntry("API keys", "banks_web:bank-api-keys", "bank", "admin", Role.BANK_ADMIN),
-    NavEntry("Erasure requests", "banks_web:bank-erasure", "bank", "admin", Role.BANK_ADMIN),
-    NavEntry("Memory Defense", "banks_web:bank-defense", "bank", "admin", Role.BANK_ADMIN),
+    NavEntry("Erasure requests", "beliefs_tenant:bank-erasure", "bank", "admin", Role.BANK_ADMIN),
+    NavEntry("Memory Defense", "beliefs_tenant:bank-defense", "bank", "admin", Role.BANK_ADMIN),
     NavEntry("Audit log", "audit_web:bank-audit", "bank", "admin", Role.BANK_ADMIN),
-    NavEntry("Tenant overview", "banks_web:tenant-home", "tenant", "tenant"),
+    NavEntry("Tenant overview", "beliefs_tenant:tenant-home", "tenant", "tenant"),
     NavEntry("Tenant settings", "banks_web:tenant-settings", "tenant", "tenant", Role.TENANT_ADMIN),
     NavEntry("Tenant members", "banks_web:tenant-members", "tenant", "tenant", Role.TENANT_ADMIN),
     NavEntry("Tenant API keys", "banks_web:tenant-api-keys", "tenant", "tenant", Role.TENANT_ADMIN),
-    NavEntry("Tenant erasure requests", "banks_web:tenant-erasure", "tenant", "tenant", Role.TENANT_ADMIN),
+    NavEntry("Tenant erasure requests", "beliefs_tenant:tenant-erasure", "tenant", "tenant", Role.TENANT_ADMIN),
     NavEntry("Tenant audit log", "audit_web:tenant-audit", "tenant", "tenant", Role.TENANT_ADMIN),
 ]
+
+# Badge name -> ``count(bank) -> int``, registered by the app that owns the count (reviews: pending items).
+_BADGES: dict[str, Callable[..., int]] = {}
+
+
+def register_nav_badge(name: str, count: Callable[..., int]) -> None:
+    """Show ``count(bank=...)`` next to the entries whose ``badge`` is ``name`` (bank pages only)."""
+    _BADGES[name] = count
+
+
+def bank_badges(bank) -> dict[str, int]:
+    return {name: count(bank=bank) for name, count in _BADGES.items()}
+
 
 SECTION_TITLES = {"memory": "Memory", "workloads": "Workloads", "admin": "Bank admin", "tenant": "Tenant"}
 
@@ -77,7 +91,7 @@ def navigation(page, current_path: str, badges: dict[str, int] | None = None) ->
         except NoReverseMatch:
             continue  # the page is not built (yet)
         # The overview is the prefix of every bank page: only an exact match lights it.
-        is_root = entry.url_name in {"beliefs_web:bank-overview", "banks_web:tenant-home"}
+        is_root = entry.url_name in {"beliefs_web:bank-overview", "beliefs_tenant:tenant-home"}
         active = current_path == url if is_root else current_path.startswith(url)
         sections.setdefault(entry.section, []).append(NavLink(entry.label, url, active, badges.get(entry.badge)))
     return [(SECTION_TITLES[name], links) for name, links in sections.items()]

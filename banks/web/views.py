@@ -1,4 +1,4 @@
-"""Tenant-level pages: where a signed-in person lands, and the overview of a tenant's banks."""
+"""Where a signed-in person lands: their last tenant's home page."""
 
 from __future__ import annotations
 
@@ -6,8 +6,6 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 
 from banks.models import Tenant
-from banks.web.access import TenantPageView
-from beliefs.selectors.overview import bank_counts, recent_activity
 
 
 @login_required
@@ -19,14 +17,4 @@ def home(request):
     tenant = tenant or tenants.first()
     if tenant is None:
         return render(request, "banks/no_tenant.html", status=403)
-    return redirect("banks_web:tenant-home", tenant_slug=tenant.slug)
-
-
-class TenantHomePage(TenantPageView):
-    """Every bank of the tenant the person can reach, with its counts, backlog and pending reviews."""
-
-    def get(self, request, tenant_slug: str):
-        counts = bank_counts(banks=self.page.banks)
-        cards = [(bank, self.page.bank_roles[bank.pk], counts[bank.pk]) for bank in self.page.banks]
-        activity = recent_activity(tenant=self.tenant, limit=10) if self.page.is_tenant_admin else []
-        return self.render("banks/tenant_home.html", {"cards": cards, "activity": activity})
+    return redirect("beliefs_tenant:tenant-home", tenant_slug=tenant.slug)

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from banks.models import Bank
 from beliefs.extractors import claim_key
 from beliefs.models import Belief, Evidence, MentalModel, Play
-from workloads.models import TriageDecision
 
 
 def belief_evidence(*, bank: Bank, belief: Belief) -> list[Evidence]:
@@ -23,19 +22,17 @@ def belief_evidence(*, bank: Bank, belief: Belief) -> list[Evidence]:
 @dataclass(frozen=True)
 class Dependents:
     mental_models: list[MentalModel]
-    suppressions: list[TriageDecision]
-    suppression_count: int
     plays: list[Play]
 
 
-def belief_dependents(*, bank: Bank, belief: Belief, limit: int = 10) -> Dependents:
-    """Mental models citing ``belief``, suppressions resting on it, plays about the same play and segment."""
+def belief_dependents(*, bank: Bank, belief: Belief) -> Dependents:
+    """Mental models citing ``belief`` and plays about the same play and segment (workloads add their own
+    dependents as panels of the belief page)."""
     models = list(
         MentalModel.objects.filter(bank=bank, source_belief_ids__contains=[belief.pk])
         .only("id", "name", "question", "status", "refreshed_at")
         .order_by("name")
     )
-    suppressions = TriageDecision.objects.filter(bank=bank, belief=belief, decision=TriageDecision.Decision.SUPPRESS)
     plays = [
         play
         for play in Play.objects.filter(bank=bank).exclude(play="").only("id", "text", "play", "segment", "created_at")
@@ -43,7 +40,5 @@ def belief_dependents(*, bank: Bank, belief: Belief, limit: int = 10) -> Depende
     ]
     return Dependents(
         mental_models=models,
-        suppressions=list(suppressions.order_by("-decided_at")[:limit]),
-        suppression_count=suppressions.count(),
         plays=plays,
     )

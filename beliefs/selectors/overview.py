@@ -1,4 +1,4 @@
-"""What the dashboard's overview pages show: counts, backlog, review and suppression activity.
+"""What the dashboard's overview pages show: counts, backlog, review activity, recall budgets.
 
 Every selector takes authorised banks and runs a fixed number of grouped queries,
 whatever the number of banks or rows (the page's query count is pinned by a test).
@@ -18,7 +18,6 @@ from audit.models import AuditEvent
 from banks.models import Bank
 from beliefs.models import Belief, Episode, Fact, MentalModel, RecallUsageDay
 from reviews.models import ReviewItem
-from workloads.models import TriageDecision
 
 
 @dataclass
@@ -90,35 +89,16 @@ class DailySeries:
         return sum(self.series.get(name, []))
 
 
-def _days(now: datetime, days: int) -> list[date]:
+def days_ending(now: datetime, days: int) -> list[date]:
+    """The ``days`` calendar days up to and including ``now``'s, oldest first."""
     today = now.date()
     return [today - timedelta(days=offset) for offset in range(days - 1, -1, -1)]
-
-
-def triage_daily(*, bank: Bank, days: int = 30, now: datetime | None = None) -> DailySeries:
-    """Suppressed and investigated alerts per day of triage time (``decided_at``)."""
-    now = now or timezone.now()
-    window = _days(now, days)
-    counts: dict[str, dict[date, int]] = defaultdict(dict)
-    rows = (
-        TriageDecision.objects.filter(bank=bank, decided_at__date__gte=window[0], decided_at__lte=now)
-        .annotate(day=TruncDate("decided_at"))
-        .values_list("day", "decision")
-        .annotate(n=Count("id"))
-        .order_by()
-    )
-    for day, decision, count in rows:
-        counts[decision][day] = count
-    return DailySeries(
-        days=window,
-        series={name: [counts[name].get(day, 0) for day in window] for name in ("suppress", "investigate")},
-    )
 
 
 def reviews_daily(*, bank: Bank, days: int = 30, now: datetime | None = None) -> DailySeries:
     """Review items decided per day (accepted, rejected, overturned)."""
     now = now or timezone.now()
-    window = _days(now, days)
+    window = days_ending(now, days)
     counts: dict[str, dict[date, int]] = defaultdict(dict)
     rows = (
         ReviewItem.objects.filter(bank=bank, decided_at__date__gte=window[0])
@@ -155,7 +135,7 @@ class BudgetUse:
 def recall_budget_use(*, bank: Bank, days: int = 30, now: datetime | None = None) -> BudgetUse:
     """Agents' recalls over the window: how many, and what share of their token budgets they filled."""
     now = now or timezone.now()
-    window = _days(now, days)
+    window = days_ending(now, days)
     rows = {
         row.day: row
         for row in RecallUsageDay.objects.filter(bank=bank, day__gte=window[0]).only(

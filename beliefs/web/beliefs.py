@@ -9,12 +9,13 @@ from django.utils import timezone
 
 from banks.policy import bank_policy
 from banks.web.access import BankPageView
+from banks.web.pagination import paginate
 from beliefs.engine.confidence import decay_factor
 from beliefs.filtersets import BeliefBrowserFilterSet
 from beliefs.models import Belief, BeliefVersion
 from beliefs.selectors.belief_page import belief_dependents, belief_evidence
 from beliefs.selectors.beliefs import belief_list
-from beliefs.web.pagination import paginate
+from beliefs.web.panels import page_panels
 from memoryhub.charts import time_chart
 
 SORTS = [("-confidence", "confidence"), ("-proof_count", "proofs"), ("-last_confirmed_at", "confirmed"),
@@ -94,5 +95,6 @@ class BeliefDetailPage(BankPageView):
                 "timeline": timeline,
                 "chart": chart,
                 "dependents": belief_dependents(bank=self.bank, belief=belief),
+                "panels": page_panels("belief-detail", bank=self.bank, belief=belief),
             },
         )

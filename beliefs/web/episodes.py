@@ -9,13 +9,13 @@ from django.conf import settings
 from django.http import Http404
 
 from banks.web.access import BankPageView
+from banks.web.pagination import paginate
 from beliefs.api.presenters import recall_payload
 from beliefs.engine.types import RecallFilters
 from beliefs.filtersets import EpisodeBrowserFilterSet
 from beliefs.models import Evidence, Fact, Provenance
 from beliefs.selectors.episodes import episode_get, episode_list
 from beliefs.services.recall import CHANNELS, KINDS, recall
-from beliefs.web.pagination import paginate
 from memoryhub.charts import meter
 
 REDACTION = re.compile(r"\[REDACTED:([a-z0-9_-]+)\]", re.I)

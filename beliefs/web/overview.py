@@ -1,9 +1,11 @@
-"""The bank overview: what the bank holds, what waits for a person, how triage and reviews went lately."""
+"""The bank overview: what the bank holds, what waits for a person, how reviews (and, as panels, the workloads)
+went lately."""
 
 from __future__ import annotations
 
-from banks.web.access import BankPageView
-from beliefs.selectors.overview import bank_counts, recall_budget_use, recent_activity, reviews_daily, triage_daily
+from banks.web.access import BankPageView, TenantPageView
+from beliefs.selectors.overview import bank_counts, recall_budget_use, recent_activity, reviews_daily
+from beliefs.web.panels import page_panels
 from memoryhub.charts import Series, bar_chart
 from reviews.models import ReviewItem
 
@@ -11,10 +13,8 @@ from reviews.models import ReviewItem
 class BankOverviewPage(BankPageView):
     def get(self, request, tenant_slug: str, bank_slug: str):
         counts = bank_counts(banks=[self.bank])[self.bank.pk]
-        triage = triage_daily(bank=self.bank)
         reviews = reviews_daily(bank=self.bank)
-        labels = [day.strftime("%b %d") for day in triage.days]
-        suppressed, investigated = triage.total("suppress"), triage.total("investigate")
+        labels = [day.strftime("%b %d") for day in reviews.days]
         decided = sum(reviews.total(name) for name in reviews.series)
         budget = recall_budget_use(bank=self.bank)
         attention = list(
@@ -28,17 +28,7 @@ class BankOverviewPage(BankPageView):
                 "counts": counts,
                 "attention": attention,
                 "activity": recent_activity(bank=self.bank),
-                "suppressed": int(suppressed),
-                "investigated": int(investigated),
-                "suppression_rate": suppressed / (suppressed + investigated) if suppressed + investigated else None,
-                "triage_chart": bar_chart(
-                    [
-                        Series("suppressed", triage.series["suppress"]),
-                        Series("investigated", triage.series["investigate"]),
-                    ],
-                    labels,
-                    label=f"Alerts per day, 30 days: {int(suppressed)} suppressed, {int(investigated)} investigated",
-                ),
+                "panels": page_panels("bank-overview", bank=self.bank),
                 "budget": budget,
                 "budget_chart": bar_chart(
                     [Series("budget used (%)", budget.daily.series["utilisation"])],
@@ -54,3 +44,13 @@ class BankOverviewPage(BankPageView):
                 ),
             },
         )
+
+
+class TenantHomePage(TenantPageView):
+    """Every bank of the tenant the person can reach, with its counts, backlog and pending reviews."""
+
+    def get(self, request, tenant_slug: str):
+        counts = bank_counts(banks=self.page.banks)
+        cards = [(bank, self.page.bank_roles[bank.pk], counts[bank.pk]) for bank in self.page.banks]
+        activity = recent_activity(tenant=self.tenant, limit=10) if self.page.is_tenant_admin else []
+        return self.render("beliefs/tenant_home.html", {"cards": cards, "activity": activity})

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections import defaultdict
+from datetime import date, datetime
 
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
+from django.db.models.functions import TruncDate
+from django.utils import timezone
 
 from banks.models import Bank
+from beliefs.selectors.overview import DailySeries, days_ending
 from workloads.models import TriageDecision
 
 
@@ -33,3 +37,23 @@ def triage_decision_list(
 
 def triage_decision_get(*, bank: Bank, decision_id: int) -> TriageDecision | None:
     return TriageDecision.objects.filter(bank=bank, pk=decision_id).first()
+
+
+def triage_daily(*, bank: Bank, days: int = 30, now: datetime | None = None) -> DailySeries:
+    """Suppressed and investigated alerts per day of triage time (``decided_at``)."""
+    now = now or timezone.now()
+    window = days_ending(now, days)
+    counts: dict[str, dict[date, int]] = defaultdict(dict)
+    rows = (
+        TriageDecision.objects.filter(bank=bank, decided_at__date__gte=window[0], decided_at__lte=now)
+        .annotate(day=TruncDate("decided_at"))
+        .values_list("day", "decision")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    for day, decision, count in rows:
+        counts[decision][day] = count
+    return DailySeries(
+        days=window,
+        series={name: [counts[name].get(day, 0) for day in window] for name in ("suppress", "investigate")},
+    )

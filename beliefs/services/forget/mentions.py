@@ -23,14 +23,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from django.db.models import Q, TextField
+from django.db.models import Model, Q, TextField
 from django.db.models.functions import Cast
 
 from banks.models import Bank
 from beliefs.models import Belief, BeliefVersion, Entity, Episode, Evidence, Fact, MentalModel, Play, RetainBatch
 from beliefs.services.rederive import ERASED, episodes_rederive
 from reviews.models import ReviewItem
-from workloads.models import AccountLink, Intervention, OutcomeEvent, TriageDecision
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -86,23 +85,25 @@ def _core(term: str) -> str:
     return "[^a-z0-9]{0,3}".join(re.escape(token) for token in tokens)
 
 
-# Derived and workload fields that may quote an episode's text, per model (after episodes are re-derived).
-def _leftover_fields():
-    return [
-        (Fact, ["subject", "subject_key", "object", "object_key", "statement", "quote"]),
-        (Belief, ["subject", "subject_key", "object", "object_key", "statement"]),
-        (Evidence, ["quote"]),
-        (BeliefVersion, ["old_statement", "new_statement"]),
-        (MentalModel, ["question", "answer", "citations"]),
-        (Entity, ["name", "aliases"]),
-        (ReviewItem, ["title", "body", "payload", "comment"]),
-        (Play, ["text"]),
-        (TriageDecision, ["reasons", "citations"]),
-        (Intervention, ["account"]),
-        (OutcomeEvent, ["account"]),
-        (AccountLink, ["account", "related_account"]),
-        (RetainBatch, ["items"]),
-    ]
+# Derived fields that may quote an episode's text, per model (after episodes are re-derived). Apps built on the
+# engine add their own models' fields with ``register_mention_fields`` (the workloads do, at start-up).
+_MENTION_FIELDS: list[tuple[type[Model], list[str]]] = [
+    (Fact, ["subject", "subject_key", "object", "object_key", "statement", "quote"]),
+    (Belief, ["subject", "subject_key", "object", "object_key", "statement"]),
+    (Evidence, ["quote"]),
+    (BeliefVersion, ["old_statement", "new_statement"]),
+    (MentalModel, ["question", "answer", "citations"]),
+    (Entity, ["name", "aliases"]),
+    (ReviewItem, ["title", "body", "payload", "comment"]),
+    (Play, ["text"]),
+    (RetainBatch, ["items"]),
+]
+
+
+def register_mention_fields(model: type[Model], fields: list[str]) -> None:
+    """Erasure redacts mentions in these fields of ``model``'s rows too (the model has a ``bank`` key)."""
+    if (model, fields) not in _MENTION_FIELDS:
+        _MENTION_FIELDS.append((model, fields))
 
 
 def mentions_erase(*, bank: Bank, terms: list[str]) -> dict[str, int]:
@@ -126,7 +127,7 @@ def mentions_erase(*, bank: Bank, terms: list[str]) -> dict[str, int]:
         episodes_rederive(bank=bank, changes=changes)
     for pk, thread in threads.items():
         Episode.objects.filter(bank=bank, pk=pk).update(thread=thread)
-    records = sum(_redact_leftovers(bank, model, fields, matcher) for model, fields in _leftover_fields())
+    records = sum(_redact_leftovers(bank, model, fields, matcher) for model, fields in _MENTION_FIELDS)
     return {"episodes_redacted": len(set(changes) | set(threads)), "records_redacted": records}
 
 

@@ -1,4 +1,4 @@
-"""``manage.py seed_demo``: a demo tenant, bank, API key, a small set of episodes and a mental model.
+"""``manage.py seed_demo``: a demo tenant, bank, API key, episodes, a mental model and workload records.
 
 Safe to run on every start: the tenant and bank are reused, episodes are retained
 idempotently, and the API key is kept in ``$MEMORYHUB_DATA_DIR/demo-api-key`` (a local
@@ -13,7 +13,6 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.utils.dateparse import parse_datetime
 
-import beliefs.demo
 from banks.models import Bank, Membership, Tenant
 from banks.permissions import Role, bank_roles
 from banks.services.api_keys import api_key_authenticate, api_key_issue
@@ -55,7 +54,7 @@ class Command(BaseCommand):
             key_file.write_text(raw_key + "\n")
             key_file.chmod(0o600)
 
-        episodes = json.loads((Path(beliefs.demo.__file__).parent / "episodes.json").read_text())
+        episodes = json.loads((Path(__file__).parent / "demo_episodes.json").read_text())
         items = [
             RetainItem(
                 content=e["content"],

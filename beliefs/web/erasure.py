@@ -15,9 +15,9 @@ from django.urls import reverse
 from audit.services import actor_of
 from banks.permissions import Role
 from banks.web.access import BankPageView, TenantPageView
-from banks.web.forms import ErasureForm
 from beliefs.models import ErasureRequest
 from beliefs.services.forget.subjects import erasure_request_create_and_audit
+from beliefs.web.forms import ErasureForm
 
 RECEIPT_LABELS = {
     "episodes": "Episodes deleted",
@@ -65,7 +65,7 @@ class _ErasureList(_ErasurePages):
         for erasure in erasures:
             erasure.url = self.url("erasure-detail", request_id=erasure.pk)
         return self.render(
-            "banks/erasure_list.html",
+            "beliefs/erasure_list.html",
             {**self.context(), "form": form or self.make_form(), "erasures": erasures},
             status=400 if form is not None else 200,
         )
@@ -97,8 +97,8 @@ class _ErasureDetail(_ErasurePages):
         context = {**self.context(), "erasure": erasure, "receipt": receipt_rows(erasure.receipt),
                    "poll_url": self.url("erasure-detail", request_id=erasure.pk)}  # fmt: skip
         if request.headers.get("HX-Request"):
-            return self.render("banks/partials/erasure_status.html", context)
-        return self.render("banks/erasure_detail.html", context)
+            return self.render("beliefs/partials/erasure_status.html", context)
+        return self.render("beliefs/erasure_detail.html", context)
 
 
 class _BankScope:
@@ -113,7 +113,7 @@ class _BankScope:
 
     def url(self, name: str, **kwargs) -> str:
         return reverse(
-            f"banks_web:bank-{name}", kwargs={"tenant_slug": self.tenant.slug, "bank_slug": self.bank.slug, **kwargs}
+            f"beliefs_tenant:bank-{name}", kwargs={"tenant_slug": self.tenant.slug, "bank_slug": self.bank.slug, **kwargs}
         )
 
 
@@ -129,7 +129,7 @@ class _TenantScope:
         return next((b for b in self.page.banks if b.slug == slug), None) if slug else None
 
     def url(self, name: str, **kwargs) -> str:
-        return reverse(f"banks_web:tenant-{name}", kwargs={"tenant_slug": self.tenant.slug, **kwargs})
+        return reverse(f"beliefs_tenant:tenant-{name}", kwargs={"tenant_slug": self.tenant.slug, **kwargs})
 
 
 class BankErasurePage(_BankScope, _ErasureList, BankPageView):

@@ -1,0 +1,57 @@
+"""The Memory Defense page of a bank: its mode, re-scans of what it stores, and quarantined episodes (bank admins)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect
+from django.urls import reverse
+
+from banks.permissions import Role
+from banks.policy import bank_policy
+from banks.web.access import BankPageView
+from beliefs.models import DefenseRescan, Episode
+from beliefs.services.defense.quarantine import episode_release_and_audit
+from beliefs.services.defense.rescan import defense_rescan_start_and_audit
+from memoryhub.exceptions import EpisodeNotFound
+
+ADMIN = {"GET": Role.BANK_ADMIN, "POST": Role.BANK_ADMIN}
+
+
+class BankDefensePage(BankPageView):
+    """Memory Defense: the bank's mode, re-scans of what it stores (start one, watch it), quarantined episodes."""
+
+    roles = ADMIN
+
+    def get(self, request, tenant_slug: str, bank_slug: str):
+        rescans = list(DefenseRescan.objects.filter(bank=self.bank).order_by("-created_at", "-id")[:20])
+        running = any(r.status != DefenseRescan.Status.DONE for r in rescans)
+        context = {"rescans": rescans, "running": running, "policy": bank_policy(self.bank)}
+        if request.headers.get("HX-Request"):
+            return self.render("beliefs/partials/rescans.html", context)
+        flagged = (
+            Episode.objects.filter(bank=self.bank, quarantine_released_at__isnull=True, echo_of__isnull=True)
+            .exclude(injection_flags=[])
+            .order_by("-occurred_at", "-id")
+        )
+        context["quarantined"] = list(flagged.only("id", "occurred_at", "source", "subject", "injection_flags")[:20])
+        context["quarantined_total"] = flagged.count()
+        context["episodes_url"] = reverse(
+            "beliefs_web:episode-list", kwargs={"tenant_slug": tenant_slug, "bank_slug": bank_slug}
+        )
+        return self.render("beliefs/defense.html", context)
+
+    def post(self, request, tenant_slug: str, bank_slug: str):
+        if request.POST.get("action") == "release":
+            episode_id = request.POST.get("episode", "")
+            if not episode_id.isdigit():
+                raise Http404("No such episode in this bank.")
+            try:
+                episode_release_and_audit(request=request, bank=self.bank, episode_id=int(episode_id))
+            except EpisodeNotFound as exc:
+                raise Http404("No such episode in this bank.") from exc
+            messages.success(request, f"Episode {episode_id} released: its facts may now support beliefs.")
+            return redirect("beliefs_tenant:bank-defense", tenant_slug=tenant_slug, bank_slug=bank_slug)
+        rescan = defense_rescan_start_and_audit(request=request, bank=self.bank)
+        messages.success(request, f"Re-scan {rescan.pk} started: {rescan.total} stored episodes to scan.")
+        return redirect("beliefs_tenant:bank-defense", tenant_slug=tenant_slug, bank_slug=bank_slug)
