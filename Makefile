@@ -121,7 +121,7 @@ client-models: setup
 
 # The documentation site (docs/ + mkdocs.yml) into .data/site; works offline. Broken links fail the build.
 docs: setup
-	$(VENV)/bin/mkdocs build --strict --quiet
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 	@echo "open .data/site/index.html"
 
 lint: setup

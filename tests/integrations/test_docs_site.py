@@ -1,4 +1,8 @@
-"""The documentation site builds with ``mkdocs build --strict``: a broken link or anchor fails the suite."""
+"""The documentation site builds with ``mkdocs build --strict``: a broken link or anchor fails the suite.
+
+The README sits outside the site (GitHub shows it), so its relative links are checked here
+against the files they name.
+"""
 
 from __future__ import annotations
 
@@ -30,3 +34,12 @@ def test_the_docs_site_builds_without_a_warning(tmp_path):
         assert "fonts.googleapis.com" not in text and "fonts.gstatic.com" not in text, html.name
         assert not re.search(r'<(?:script|link)[^>]+(?:src|href)="https?://', text), html.name
 
+
+def test_every_relative_link_in_the_readme_names_a_file():
+    links = [target for target in LINK.findall((ROOT / "README.md").read_text()) if "://" not in target]
+    assert len(links) >= 10
+    for target in links:
+        path = target.split("#", 1)[0]
+        if not path:
+            continue  # an anchor in the README itself
+        assert (ROOT / path).is_file(), f"README.md links to {target}, which does not exist"
