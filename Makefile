@@ -10,7 +10,7 @@ export TOKENIZERS_PARALLELISM := false
 # Benchmarks and tests load numpy before memoryhub (which sets the same): one BLAS thread, no idle spinning.
 export OPENBLAS_NUM_THREADS := 1
 
-.PHONY: setup system-deps run test fuzz bench eval bench-scale bench-consolidation eval-defense eval-workloads bench-web chaos load lint stop clean client-models
+.PHONY: setup system-deps run test docs fuzz bench eval bench-scale bench-consolidation eval-defense eval-workloads bench-web chaos load lint stop clean client-models
 
 system-deps:
 	@if ! command -v redis-server >/dev/null 2>&1; then \
@@ -118,6 +118,11 @@ client-models: setup
 	$(PY) manage.py spectacular --format openapi-json --file .data/openapi.json
 	$(PY) clients/python/memoryhub_client/_codegen.py .data/openapi.json > .data/models.py
 	mv .data/models.py clients/python/memoryhub_client/models.py
+
+# The documentation site (docs/ + mkdocs.yml) into .data/site; works offline. Broken links fail the build.
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+	@echo "open .data/site/index.html"
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -1,4 +1,11 @@
-"""Rewrite the benchmark tables in README.md from benchmarks/results/*.json."""
+"""Rewrite the benchmark tables in README.md and docs/ from benchmarks/results/*.json.
+
+A table lives between ``<!-- bench:NAME -->`` and ``<!-- /bench:NAME -->`` in any Markdown
+file of the README or ``docs/`` (the benchmark pages in ``docs/benchmarks/``, the chaos run
+in ``docs/operations/guarantees.md``, the headline figures in the README); everything
+between the markers is replaced, everything else is left as it is. ``make bench`` and the
+other benchmark targets run this after they write their results.
+"""
 # ruff: noqa: E501 - table rows read best unbroken
 
 from __future__ import annotations
@@ -358,22 +365,80 @@ def web_table(r: dict) -> str:
 SECTIONS["web"] = web_table
 
 
-def main() -> None:
-    readme = ROOT / "README.md"
-    text = readme.read_text()
-    for name, render in SECTIONS.items():
-        path = RESULTS / f"{name}.json"
-        if not path.exists():
-            continue
-        body = render(json.loads(path.read_text()))
-        pattern = re.compile(rf"(<!-- bench:{name} -->\n).*?(<!-- /bench:{name} -->)", re.S)
-        text = pattern.sub(lambda m, body=body: m.group(1) + body + "\n" + m.group(2), text)
+def headline_table(results: dict[str, dict]) -> str:
+    """A few figures for the README's front page, from whichever results exist."""
+    rows = []
+    f, scale = results.get("foundation"), results.get("scale-100000-real")
+    if f:
+        recall = f"{f['recall_service']['p50_ms']:.0f} / {f['recall_service']['p95_ms']:.0f} ms at {f['episodes']:,} episodes"
+        if scale:
+            s = scale["recall_full_budget_1024"]
+            recall += f"; {s['p50_ms']:.0f} / {s['p95_ms']:.0f} ms at {scale['episodes']:,} (real sentences)"
+        rows.append(f"| recall p50 / p95, budget {f['budget_tokens']} | {recall} |")
+        rows.append(f"| retain, embedding included | {f['retain']['episodes_per_s']:.0f} episodes/s |")
+    locomo = results.get("locomo")
+    if locomo:
+        full = locomo["results"]["full"]
+        at = [b for b in ("512", "2048") if b in full]
+        rows.append(
+            "| LoCoMo evidence recall (development conversations) | "
+            + ", ".join(f"{full[b]['mean_of_conversations']:.3f} at {int(b):,} tokens" for b in at)
+            + " |"
+        )
+    defense = results.get("defense")
+    if defense:
+        h, hi = defense["holdout"]["secrets"], defense["holdout"]["injection"]
+        rows.append(
+            f"| Memory Defense, held-apart corpus | secrets and personal data: recall {h['recall']}, precision "
+            f"{h['precision']}; injection: recall {hi['recall']} at {100 * hi['false_positive_rate']:.1f}% false positives |"
+        )
+    load = results.get("load")
+    if load:
+        a, setup = load["main"]["Aggregated"], load["setup"]
+        rows.append(
+            f"| load: {setup['agents']} agents for {setup['minutes']} minutes | {a['requests_per_s']} requests/s, "
+            f"p50 / p95 {a['p50_ms']:,.0f} / {a['p95_ms']:,.0f} ms, {100 * a['error_rate']:.2f}% errors |"
+        )
+    machine = (f or {}).get("machine", {})
+    lines = [f"Measured on {machine.get('cpus', 2)} cores, no GPU:", "", "| measure | result |", "|---|---|"]
+    return "\n".join(lines + rows)
+
+
+def _scale_results() -> list[dict]:
     sized = [p for p in RESULTS.glob("scale-*.json") if re.fullmatch(r"scale-\d+(-real)?", p.stem)]
-    scale = [json.loads(p.read_text()) for p in sorted(sized, key=lambda p: (int(p.stem.split("-")[1]), p.stem))]
+    return [json.loads(p.read_text()) for p in sorted(sized, key=lambda p: (int(p.stem.split("-")[1]), p.stem))]
+
+
+def _replace(text: str, name: str, body: str) -> str:
+    pattern = re.compile(rf"(<!-- bench:{re.escape(name)} -->\n).*?(<!-- /bench:{re.escape(name)} -->)", re.S)
+    return pattern.sub(lambda m: m.group(1) + body + "\n" + m.group(2), text)
+
+
+def documents() -> list[Path]:
+    """Every Markdown file that may hold benchmark tables: the README and the docs tree."""
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def render_all() -> dict[str, str]:
+    """Each table's new body, by marker name, for the results that exist."""
+    results = {p.stem: json.loads(p.read_text()) for p in RESULTS.glob("*.json")}
+    bodies = {name: render(results[name]) for name, render in SECTIONS.items() if name in results}
+    scale = _scale_results()
     if scale:
-        pattern = re.compile(r"(<!-- bench:scale -->\n).*?(<!-- /bench:scale -->)", re.S)
-        text = pattern.sub(lambda m: m.group(1) + scale_table(scale) + "\n" + m.group(2), text)
-    readme.write_text(text)
+        bodies["scale"] = scale_table(scale)
+    bodies["headline"] = headline_table(results)
+    return bodies
+
+
+def main() -> None:
+    bodies = render_all()
+    for path in documents():
+        text = path.read_text()
+        updated = text
+        for name, body in bodies.items():
+            updated = _replace(updated, name, body)
+        if updated != text:
+            path.write_text(updated)
 
 
 if __name__ == "__main__":
