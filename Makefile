@@ -47,7 +47,7 @@ $(STAMP): pyproject.toml clients/python/pyproject.toml
 	# The CPU build of torch first, so nothing below pulls a CUDA build.
 	$(PY) -m pip install -q "torch==2.13.0"
 	# The client from this checkout (never from a package index: the name is ours only here).
-	$(PY) -m pip install -q -e "clients/python[mcp]"
+	$(PY) -m pip install -q -e "clients/python[mcp,langgraph,langchain]"
 	$(PY) -m pip install -q -e ".[dev]"
 	touch $(STAMP)
 
@@ -133,7 +133,7 @@ client-models: setup
 	$(PY) manage.py spectacular --format openapi-json --file .data/openapi.json
 	$(PY) clients/python/memoryhub_client/_codegen.py .data/openapi.json > .data/models.py
 	mv .data/models.py clients/python/memoryhub_client/models.py
-	cd clients/typescript && npx openapi-typescript ../../.data/openapi.json --output src/schema.ts
+	cd clients/typescript && node scripts/generate-schema.mjs ../../.data/openapi.json
 
 lint: setup
 	$(VENV)/bin/ruff check .
