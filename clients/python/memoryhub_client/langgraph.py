@@ -356,6 +356,8 @@ class MemoryHubStore(BaseStore):
             answer = yield Call("POST", _bank_path(bank, "recall"), json=body, parse=_model(m.Recall))
             seen = set()
             for hit in answer.items:
+                if not hit.provenance.episode_ids:
+                    continue
                 row = _Row(hit.provenance.episode_ids[0], hit.provenance.recorded_at, hit.provenance.metadata or {})
                 if row.valid and row.indexed and under(row) and row.episode_id not in seen:
                     seen.add(row.episode_id)
