@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+NODE_STAMP := clients/typescript/node_modules/.installed
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
@@ -19,6 +20,15 @@ system-deps:
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; \
 		else \
 			echo "redis-server is missing: install it (Debian/Ubuntu: sudo apt-get install redis-server)"; exit 1; \
+		fi; \
+	fi
+	@# The TypeScript client's tests run on Node (Debian's nodejs and npm; Node 20 or later).
+	@if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then \
+		echo "installing nodejs and npm"; \
+		if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; \
+		else \
+			echo "node/npm are missing: install them (Debian/Ubuntu: sudo apt-get install nodejs npm)"; exit 1; \
 		fi; \
 	fi
 	@# Browser tests drive Debian's Chromium through Playwright (no browser download, ever).
@@ -37,11 +47,16 @@ $(STAMP): pyproject.toml clients/python/pyproject.toml
 	# The CPU build of torch first, so nothing below pulls a CUDA build.
 	$(PY) -m pip install -q "torch==2.13.0"
 	# The client from this checkout (never from a package index: the name is ours only here).
-	$(PY) -m pip install -q -e "clients/python[mcp]"
+	$(PY) -m pip install -q -e "clients/python[mcp,langgraph,langchain]"
 	$(PY) -m pip install -q -e ".[dev]"
 	touch $(STAMP)
 
-setup: system-deps $(STAMP)
+# The TypeScript client's devDependencies (tsc, openapi-typescript), from its lock file; offline after the first time.
+$(NODE_STAMP): clients/typescript/package-lock.json
+	cd clients/typescript && npm ci --no-audit --no-fund --prefer-offline
+	touch $(NODE_STAMP)
+
+setup: system-deps $(STAMP) $(NODE_STAMP)
 
 run: setup
 	$(PY) manage.py serve
@@ -113,11 +128,12 @@ fuzz: setup
 	MEMORYHUB_FUZZ_EXAMPLES=$${MEMORYHUB_FUZZ_EXAMPLES:-400} MEMORYHUB_FUZZ_REPORT=benchmarks/results/fuzz.json \
 		$(PY) -m pytest -q -p no:cacheprovider tests/fuzz
 
-# Regenerate the Python client's typed models from the API schema (a test fails when they are stale).
+# Regenerate the Python and TypeScript clients' types from the API schema (a test fails when they are stale).
 client-models: setup
 	$(PY) manage.py spectacular --format openapi-json --file .data/openapi.json
 	$(PY) clients/python/memoryhub_client/_codegen.py .data/openapi.json > .data/models.py
 	mv .data/models.py clients/python/memoryhub_client/models.py
+	cd clients/typescript && node scripts/generate-schema.mjs ../../.data/openapi.json
 
 # The documentation site (docs/ + mkdocs.yml) into .data/site; works offline. Broken links fail the build.
 docs: setup
