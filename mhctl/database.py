@@ -119,6 +119,6 @@ def erase(*, tenant_slug: str | None, bank_slug: str | None, subject: str) -> di
         raise click.ClickException(f"no bank {bank_slug!r} in tenant {tenant.slug!r}")
     with tenant_scope(tenant.pk):
         with transaction.atomic():
-            request = erasure_request_create(tenant=tenant, bank=bank, subject=subject, requested_by="cli")
+            request = erasure_request_create(tenant=tenant, bank=bank, subject=subject, actor="cli")
         done = erasure_request_run(request_id=request.pk)
     return {"id": done.pk, "status": done.status, "scope": done.scope, "receipt": done.receipt}

@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from audit.services import audit_record
 from banks.models import Bank
 from banks.policy import bank_policy
 from beliefs.models import Episode, Play
@@ -21,7 +22,10 @@ from workloads.models import Intervention
 
 
 def lessons_submit(*, bank: Bank, lessons: list[dict], session: str = "", actor: str = "") -> list[ReviewItem]:
-    """One pending review item per lesson (or accepted, when the bank's auto-accept rule is met)."""
+    """One pending review item per lesson (or accepted, when the bank's auto-accept rule is met).
+
+    Each is audited as submitted by ``actor`` when one is given.
+    """
     policy = bank_policy(bank)
     for index, lesson in enumerate(lessons):
         ids = lesson.get("evidence_episode_ids") or []
@@ -46,6 +50,9 @@ def lessons_submit(*, bank: Bank, lessons: list[dict], session: str = "", actor:
                 item.decided_by = f"auto-accept ({outcomes} scored outcomes)"
                 item.save()
                 play_from_lesson(item=item)
+            if actor:
+                audit_record(tenant=bank.tenant_id, bank=bank, action="lesson.submitted",
+                             target=f"review_item:{item.pk}", actor=actor)  # fmt: skip
             items.append(item)
     return items
 

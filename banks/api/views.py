@@ -4,6 +4,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
+from audit.services import actor_of
 from banks.api.serializers import (
     ApiKeyInputSerializer,
     ApiKeyIssuedSerializer,
@@ -67,11 +68,10 @@ class BankDetailApi(BankScopedAPIView):
     @extend_schema(responses={200: dict})
     def delete(self, request, bank_slug: str):
         """Forget the whole bank: every episode, fact, belief and mental model. Returns a receipt."""
-        from beliefs.api.erasure_views import requester
-        from beliefs.services.forget.bank import bank_forget_and_audit
+        from beliefs.services.forget.bank import bank_forget
 
         tenant_for_admin_action(request, self.bank.tenant.slug, "delete banks")
-        return Response(bank_forget_and_audit(request=request, bank=self.bank, requested_by=requester(request)))
+        return Response(bank_forget(bank=self.bank, actor=actor_of(request)))
 
 
 class ApiKeyListCreateApi(TenantScopedAPIView):

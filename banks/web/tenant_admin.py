@@ -19,7 +19,7 @@ from banks.permissions import Role
 from banks.services.banks import bank_create_and_audit, membership_remove, membership_set, tenant_update
 from banks.web.access import TenantPageView
 from banks.web.forms import AddTenantMemberForm, BankCreateForm, BankDeleteForm, TenantForm, TenantRoleForm
-from beliefs.services.forget.bank import bank_forget_and_audit
+from beliefs.services.forget.bank import bank_forget
 from memoryhub.exceptions import BankSlugTaken
 
 ADMIN = {"GET": Role.TENANT_ADMIN, "POST": Role.TENANT_ADMIN}
@@ -58,7 +58,7 @@ class TenantSettingsPage(TenantPageView):
             if not form.is_valid():
                 return self.get(request, tenant_slug, delete_form=form)
             bank = next(b for b in self.page.banks if b.slug == form.cleaned_data["bank"])
-            receipt = bank_forget_and_audit(request=request, bank=bank, requested_by=actor_of(request))
+            receipt = bank_forget(bank=bank, actor=actor_of(request))
             counts = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in receipt["removed"].items())
             messages.success(request, f"Bank {receipt['bank']} deleted with everything in it: {counts}.")
             return redirect("banks_web:tenant-settings", tenant_slug=tenant_slug)

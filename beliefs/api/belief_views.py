@@ -6,7 +6,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from audit.services import audit_record
+from audit.services import actor_of
 from banks.policy import bank_policy
 from banks.scoping import BankScopedAPIView
 from beliefs.api.belief_serializers import (
@@ -33,7 +33,7 @@ from beliefs.selectors.beliefs import (
     mental_model_get,
     mental_model_list,
 )
-from beliefs.services.defense.rescan import defense_rescan_start_and_audit
+from beliefs.services.defense.rescan import defense_rescan_start
 from beliefs.services.extract import bank_background_queue
 from beliefs.services.mental_models import mental_model_create, mental_model_delete, mental_model_refresh
 from beliefs.services.reflect import reflect
@@ -134,14 +134,7 @@ class MentalModelListApi(BankScopedAPIView):
     @extend_schema(request=MentalModelInputSerializer, responses={201: MentalModelOutputSerializer})
     def post(self, request, bank_slug: str):
         data = MentalModelInputSerializer.parse(request.data)
-        model = mental_model_create(bank=self.bank, **data)
-        audit_record(
-            request=request,
-            tenant=self.bank.tenant,
-            bank=self.bank,
-            action="mental_model.created",
-            target=f"mental_model:{model.name}",
-        )
+        model = mental_model_create(bank=self.bank, actor=actor_of(request), **data)
         return Response(MentalModelOutputSerializer(model).data, status=status.HTTP_201_CREATED)
 
 
@@ -159,14 +152,7 @@ class MentalModelDetailApi(BankScopedAPIView):
 
     @extend_schema(responses={204: None})
     def delete(self, request, bank_slug: str, name: str):
-        mental_model_delete(bank=self.bank, name=name)
-        audit_record(
-            request=request,
-            tenant=self.bank.tenant,
-            bank=self.bank,
-            action="mental_model.deleted",
-            target=f"mental_model:{name}",
-        )
+        mental_model_delete(bank=self.bank, name=name, actor=actor_of(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -242,5 +228,5 @@ class DefenseRescanApi(BankScopedAPIView):
 
     @extend_schema(request=None, responses={202: DefenseRescanOutputSerializer})
     def post(self, request, bank_slug: str):
-        rescan = defense_rescan_start_and_audit(request=request, bank=self.bank)
+        rescan = defense_rescan_start(bank=self.bank, actor=actor_of(request))
         return Response(DefenseRescanOutputSerializer(rescan).data, status=status.HTTP_202_ACCEPTED)

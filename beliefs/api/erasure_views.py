@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
+from audit.services import actor_of
 from banks.scoping import (
     TenantScopedAPIView,
     bank_for_caller,
@@ -14,7 +15,7 @@ from banks.scoping import (
     tenants_for_caller,
 )
 from beliefs.models import ErasureRequest
-from beliefs.services.forget.subjects import erasure_request_create_and_audit
+from beliefs.services.forget.subjects import erasure_request_create
 from memoryhub.exceptions import ErasureRequestNotFound
 from memoryhub.pagination import paginate, paginated_schema
 from memoryhub.serializers import StrictInputSerializer
@@ -39,11 +40,6 @@ class ErasureRequestOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = ErasureRequest
         fields = ["id", "scope", "bank", "status", "receipt", "requested_by", "created_at", "finished_at"]
-
-
-def requester(request) -> str:
-    api_key = caller_api_key(request)
-    return f"api-key:{api_key.prefix}" if api_key else f"user:{request.user.get_username()}"
 
 
 def _visible(request):
@@ -74,13 +70,8 @@ class ErasureRequestListCreateApi(TenantScopedAPIView):
         else:
             bank, tenant = None, tenant_for_admin_action(request, data.get("tenant"), "erase across a tenant")
         self.scope_tenant(tenant.pk)
-        erasure = erasure_request_create_and_audit(
-            request=request,
-            tenant=tenant,
-            bank=bank,
-            subject=data["subject"],
-            aliases=data.get("aliases", []),
-            requested_by=requester(request),
+        erasure = erasure_request_create(
+            tenant=tenant, bank=bank, subject=data["subject"], aliases=data.get("aliases", []), actor=actor_of(request)
         )
         return Response(ErasureRequestOutputSerializer(erasure).data, status=status.HTTP_202_ACCEPTED)
 

@@ -6,7 +6,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from audit.services import audit_record
+from audit.services import actor_of
 from banks.scoping import BankScopedAPIView
 from beliefs.api.presenters import recall_payload, retain_payload
 from beliefs.api.serializers import (
@@ -20,7 +20,7 @@ from beliefs.api.serializers import (
 from beliefs.engine.types import RecallFilters
 from beliefs.filtersets import EpisodeFilterSet
 from beliefs.selectors.episodes import episode_get, episode_list, retain_batch_get
-from beliefs.services.defense.quarantine import episode_release_and_audit
+from beliefs.services.defense.quarantine import episode_release
 from beliefs.services.forget.episodes import episode_delete
 from beliefs.services.recall import CHANNELS, KINDS, recall
 from beliefs.services.recall_usage import recall_usage_record
@@ -51,26 +51,11 @@ class RetainApi(BankScopedAPIView):
         items = [RetainItem(**item) for item in data["items"]]
         idempotency_key = request.headers.get("Idempotency-Key") or None
         if data["run_async"]:
-            batch = retain_async_submit(bank=self.bank, items=items, idempotency_key=idempotency_key)
-            audit_record(
-                request=request,
-                tenant=self.bank.tenant,
-                bank=self.bank,
-                action="episodes.retain_queued",
-                target=f"retain_batch:{batch.pk}",
-                details={"items": batch.item_count},
+            batch = retain_async_submit(
+                bank=self.bank, items=items, idempotency_key=idempotency_key, actor=actor_of(request)
             )
             return Response(RetainBatchOutputSerializer(batch).data, status=status.HTTP_202_ACCEPTED)
-        result = retain(bank=self.bank, items=items, idempotency_key=idempotency_key)
-        if not result.replayed:
-            audit_record(
-                request=request,
-                tenant=self.bank.tenant,
-                bank=self.bank,
-                action="episodes.retained",
-                target=f"retain_batch:{result.batch_id}",
-                details={"created": result.created, "duplicates": result.duplicates, "redacted": result.redacted},
-            )
+        result = retain(bank=self.bank, items=items, idempotency_key=idempotency_key, actor=actor_of(request))
         code = status.HTTP_201_CREATED if result.created else status.HTTP_200_OK
         return Response(retain_payload(result), status=code)
 
@@ -146,14 +131,7 @@ class EpisodeDetailApi(BankScopedAPIView):
 
     @extend_schema(responses={204: None})
     def delete(self, request, bank_slug: str, episode_id: int):
-        episode_delete(bank=self.bank, episode_id=episode_id)
-        audit_record(
-            request=request,
-            tenant=self.bank.tenant,
-            bank=self.bank,
-            action="episode.deleted",
-            target=f"episode:{episode_id}",
-        )
+        episode_delete(bank=self.bank, episode_id=episode_id, actor=actor_of(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -168,5 +146,5 @@ class EpisodeReleaseApi(BankScopedAPIView):
 
     @extend_schema(request=None, responses=EpisodeOutputSerializer)
     def post(self, request, bank_slug: str, episode_id: int):
-        episode = episode_release_and_audit(request=request, bank=self.bank, episode_id=episode_id)
+        episode = episode_release(bank=self.bank, episode_id=episode_id, actor=actor_of(request))
         return Response(EpisodeOutputSerializer(episode_get(bank=self.bank, episode_id=episode.pk)).data)

@@ -14,6 +14,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
+from audit.services import audit_record
 from banks.models import Bank
 from beliefs.models import Belief, MentalModel
 from memoryhub.embeddings import embed_query
@@ -25,9 +26,15 @@ FILTER_KEYS = {"predicate", "object", "subject_contains", "min_proof_count", "mi
 
 
 def mental_model_create(
-    *, bank: Bank, name: str, question: str, belief_filter: dict | None = None, max_beliefs: int = 10
+    *,
+    bank: Bank,
+    name: str,
+    question: str,
+    belief_filter: dict | None = None,
+    max_beliefs: int = 10,
+    actor: str | None = None,
 ) -> MentalModel:
-    """Create a standing question and build its first answer."""
+    """Create a standing question and build its first answer (audited when created for ``actor``)."""
     try:
         with transaction.atomic():
             MentalModel.objects.create(
@@ -39,15 +46,23 @@ def mental_model_create(
                 max_beliefs=max_beliefs,
                 question_embedding=embed_query(question),
             )
+            if actor:
+                audit_record(tenant=bank.tenant_id, bank=bank, action="mental_model.created",
+                             target=f"mental_model:{name}", actor=actor)  # fmt: skip
     except IntegrityError as exc:
         raise MentalModelNameTaken(extra={"name": name}) from exc
     return mental_model_refresh(bank=bank, name=name)
 
 
-def mental_model_delete(*, bank: Bank, name: str) -> None:
-    deleted, _ = MentalModel.objects.filter(bank=bank, name=name).delete()
-    if not deleted:
-        raise MentalModelNotFound()
+def mental_model_delete(*, bank: Bank, name: str, actor: str | None = None) -> None:
+    """Delete a standing question and its answer (audited when deleted for ``actor``)."""
+    with transaction.atomic():
+        deleted, _ = MentalModel.objects.filter(bank=bank, name=name).delete()
+        if not deleted:
+            raise MentalModelNotFound()
+        if actor:
+            audit_record(tenant=bank.tenant_id, bank=bank, action="mental_model.deleted",
+                         target=f"mental_model:{name}", actor=actor)  # fmt: skip
 
 
 def _selected_beliefs(bank: Bank, model: MentalModel) -> list[Belief]:

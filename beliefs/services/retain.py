@@ -21,6 +21,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from audit.services import audit_record
 from banks.models import Bank
 from beliefs.defense.apply import items_defend, metadata_text
 from beliefs.defense.injection import injection_assessment
@@ -97,8 +98,12 @@ def request_fingerprint(items: list[RetainItem]) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def retain(*, bank: Bank, items: list[RetainItem], idempotency_key: str | None = None) -> RetainResult:
+def retain(
+    *, bank: Bank, items: list[RetainItem], idempotency_key: str | None = None, actor: str | None = None
+) -> RetainResult:
     """Store ``items`` in ``bank`` in one transaction; duplicates are reported, not stored twice.
+
+    A retain made for ``actor`` (a person or key, through the API) is audited with the batch.
 
     With an ``idempotency_key`` already used for the same items, the first call's result
     is returned (``replayed=True``); with different items it raises ``IdempotencyKeyReused``.
@@ -126,6 +131,19 @@ def retain(*, bank: Bank, items: list[RetainItem], idempotency_key: str | None =
             )
             outcomes, tokens = _store(bank=bank, batch=batch, items=items, keys=keys, vectors=vectors, now=now)
             _finish(batch, outcomes, tokens=tokens, embedded=len(vectors), started=started, redacted=redacted)
+            if actor:
+                audit_record(
+                    tenant=bank.tenant_id,
+                    bank=bank,
+                    action="episodes.retained",
+                    target=f"retain_batch:{batch.pk}",
+                    details={
+                        "created": batch.created_count,
+                        "duplicates": batch.duplicate_count,
+                        "redacted": batch.usage.get("redacted", {}),
+                    },
+                    actor=actor,
+                )
     except IntegrityError:
         # Another request with the same Idempotency-Key committed first: answer as it did.
         replay = _replay_if_known(bank=bank, idempotency_key=idempotency_key, fingerprint=fingerprint, started=started)
@@ -135,8 +153,13 @@ def retain(*, bank: Bank, items: list[RetainItem], idempotency_key: str | None =
     return _result(batch, outcomes, started)
 
 
-def retain_async_submit(*, bank: Bank, items: list[RetainItem], idempotency_key: str | None = None) -> RetainBatch:
-    """Queue ``items`` for a worker; returns the batch to poll. Same key, same items: the same batch."""
+def retain_async_submit(
+    *, bank: Bank, items: list[RetainItem], idempotency_key: str | None = None, actor: str | None = None
+) -> RetainBatch:
+    """Queue ``items`` for a worker; returns the batch to poll. Same key, same items: the same batch.
+
+    A new batch queued for ``actor`` is audited.
+    """
     # Scanned before the batch row holds the items: sensitive values never reach storage or the queue.
     items, _ = items_defend(bank=bank, items=items)
     fingerprint = request_fingerprint(items)
@@ -155,6 +178,15 @@ def retain_async_submit(*, bank: Bank, items: list[RetainItem], idempotency_key:
                 item_count=len(items),
             )
             enqueue_on_commit(TaskName.PROCESS_RETAIN_BATCH, batch_id=batch.pk, tenant_id=bank.tenant_id)
+            if actor:
+                audit_record(
+                    tenant=bank.tenant_id,
+                    bank=bank,
+                    action="episodes.retain_queued",
+                    target=f"retain_batch:{batch.pk}",
+                    details={"items": batch.item_count},
+                    actor=actor,
+                )
     except IntegrityError:
         # A concurrent submit with the same key won the race: it is the batch to poll.
         existing = _batch_for_key(bank=bank, idempotency_key=idempotency_key, fingerprint=fingerprint)

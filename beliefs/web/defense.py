@@ -7,12 +7,13 @@ from django.http import Http404
 from django.shortcuts import redirect
 from django.urls import reverse
 
+from audit.services import actor_of
 from banks.permissions import Role
 from banks.policy import bank_policy
 from banks.web.access import BankPageView
 from beliefs.models import DefenseRescan, Episode
-from beliefs.services.defense.quarantine import episode_release_and_audit
-from beliefs.services.defense.rescan import defense_rescan_start_and_audit
+from beliefs.services.defense.quarantine import episode_release
+from beliefs.services.defense.rescan import defense_rescan_start
 from memoryhub.exceptions import EpisodeNotFound
 
 ADMIN = {"GET": Role.BANK_ADMIN, "POST": Role.BANK_ADMIN}
@@ -47,11 +48,11 @@ class BankDefensePage(BankPageView):
             if not episode_id.isdigit():
                 raise Http404("No such episode in this bank.")
             try:
-                episode_release_and_audit(request=request, bank=self.bank, episode_id=int(episode_id))
+                episode_release(bank=self.bank, episode_id=int(episode_id), actor=actor_of(request))
             except EpisodeNotFound as exc:
                 raise Http404("No such episode in this bank.") from exc
             messages.success(request, f"Episode {episode_id} released: its facts may now support beliefs.")
             return redirect("beliefs_tenant:bank-defense", tenant_slug=tenant_slug, bank_slug=bank_slug)
-        rescan = defense_rescan_start_and_audit(request=request, bank=self.bank)
+        rescan = defense_rescan_start(bank=self.bank, actor=actor_of(request))
         messages.success(request, f"Re-scan {rescan.pk} started: {rescan.total} stored episodes to scan.")
         return redirect("beliefs_tenant:bank-defense", tenant_slug=tenant_slug, bank_slug=bank_slug)

@@ -1,6 +1,6 @@
 """Erasure request pages: a bank's (bank admins) and the tenant's, which also erases across every bank.
 
-Filing calls ``erasure_request_create_and_audit``, as ``POST erasure-requests/`` does; the
+Filing calls ``erasure_request_create``, as ``POST erasure-requests/`` does; the
 erasure worker runs the request, and its page polls until the receipt (kinds and counts,
 never content) is there.
 """
@@ -16,7 +16,7 @@ from audit.services import actor_of
 from banks.permissions import Role
 from banks.web.access import BankPageView, TenantPageView
 from beliefs.models import ErasureRequest
-from beliefs.services.forget.subjects import erasure_request_create_and_audit
+from beliefs.services.forget.subjects import erasure_request_create
 from beliefs.web.forms import ErasureForm
 
 RECEIPT_LABELS = {
@@ -77,13 +77,12 @@ class _ErasureList(_ErasurePages):
         form = self.make_form(request.POST)
         if not form.is_valid():
             return self.get(request, form=form)
-        erasure = erasure_request_create_and_audit(
-            request=request,
+        erasure = erasure_request_create(
             tenant=self.tenant,
             bank=self.bank_for(form),
             subject=form.cleaned_data["subject"].strip(),
             aliases=form.cleaned_data["aliases"],
-            requested_by=actor_of(request),
+            actor=actor_of(request),
         )
         messages.success(request, f"Erasure request {erasure.pk} filed; the erasure worker runs it now.")
         return redirect(self.url("erasure-detail", request_id=erasure.pk))
@@ -112,9 +111,8 @@ class _BankScope:
         return self.bank
 
     def url(self, name: str, **kwargs) -> str:
-        return reverse(
-            f"beliefs_tenant:bank-{name}", kwargs={"tenant_slug": self.tenant.slug, "bank_slug": self.bank.slug, **kwargs}
-        )
+        kwargs = {"tenant_slug": self.tenant.slug, "bank_slug": self.bank.slug, **kwargs}
+        return reverse(f"beliefs_tenant:bank-{name}", kwargs=kwargs)
 
 
 class _TenantScope:

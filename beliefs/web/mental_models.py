@@ -7,7 +7,7 @@ from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect
 
-from audit.services import audit_record
+from audit.services import actor_of
 from banks.permissions import Role
 from banks.web.access import BankPageView
 from beliefs.selectors.beliefs import mental_model_get, mental_model_list
@@ -51,17 +51,11 @@ class MentalModelListPage(BankPageView):
                 question=data["question"],
                 belief_filter=form.belief_filter(),
                 max_beliefs=data["max_beliefs"],
+                actor=actor_of(request),
             )
         except MentalModelNameTaken:
             form.add_error("name", "This bank already has a mental model of that name.")
             return self.get(request, tenant_slug, bank_slug, form=form)
-        audit_record(
-            request=request,
-            tenant=self.tenant,
-            bank=self.bank,
-            action="mental_model.created",
-            target=f"mental_model:{model.name}",
-        )
         messages.success(request, f"Mental model {model.name} created.")
         return redirect(
             "beliefs_web:mental-model-detail", tenant_slug=tenant_slug, bank_slug=bank_slug, name=model.name
@@ -82,9 +76,7 @@ class MentalModelDetailPage(BankPageView):
         if mental_model_get(bank=self.bank, name=name) is None:
             raise Http404("No such mental model in this bank.")
         if action == "delete":
-            mental_model_delete(bank=self.bank, name=name)
-            audit_record(request=request, tenant=self.tenant, bank=self.bank, action="mental_model.deleted",
-                         target=f"mental_model:{name}")  # fmt: skip
+            mental_model_delete(bank=self.bank, name=name, actor=actor_of(request))
             messages.success(request, f"Mental model {name} deleted.")
             return redirect("beliefs_web:mental-model-list", tenant_slug=tenant_slug, bank_slug=bank_slug)
         mental_model_refresh(bank=self.bank, name=name)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from audit.services import audit_record
 from banks.models import Bank
 from banks.policy import BankPolicy, bank_policy
 from beliefs.extractors.structured import QUOTE_FIELD
@@ -42,8 +43,13 @@ def pattern_target(*, policy: BankPolicy, host: str | None, service: str | None)
     return "/".join(part for part in (host, service) if part)
 
 
-def anomaly_event_record(*, bank: Bank, event: dict, occurred_at: datetime, fold_now: bool = False) -> int | None:
-    """Store an alert, verdict, contest, cause, baseline or runbook outcome as a typed episode; returns its id."""
+def anomaly_event_record(
+    *, bank: Bank, event: dict, occurred_at: datetime, fold_now: bool = False, actor: str | None = None
+) -> int | None:
+    """Store an alert, verdict, contest, cause, baseline or runbook outcome as a typed episode; returns its id.
+
+    Audited when recorded for ``actor``.
+    """
     kind = event["type"]
     target = pattern_target(policy=bank_policy(bank), host=event.get("host"), service=event.get("service"))
     target = target or event.get("target") or ""
@@ -68,7 +74,7 @@ def anomaly_event_record(*, bank: Bank, event: dict, occurred_at: datetime, fold
     if reason:
         metadata["reason"] = reason
         metadata[QUOTE_FIELD] = "reason"
-    return record_event(
+    episode_id = record_event(
         bank=bank,
         content=content,
         metadata=metadata,
@@ -77,3 +83,7 @@ def anomaly_event_record(*, bank: Bank, event: dict, occurred_at: datetime, fold
         provenance="tool" if kind in {"alert", "baseline"} else "user",
         fold_now=fold_now,
     )
+    if actor:
+        audit_record(tenant=bank.tenant_id, bank=bank, action="anomaly.event",
+                     target=f"episode:{episode_id}", actor=actor)  # fmt: skip
+    return episode_id

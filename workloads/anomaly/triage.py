@@ -30,6 +30,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from audit.services import audit_record
 from banks.models import Bank
 from banks.policy import bank_policy
 from beliefs.engine.confidence import assess_evidence
@@ -98,6 +99,7 @@ def triage(
     value: float | None = None,
     now: datetime | None = None,
     budget_tokens: int = 400,
+    actor: str | None = None,
 ) -> TriageResult:
     """Decide suppress or investigate for a new alert at ``now``; records the decision.
 
@@ -173,6 +175,9 @@ def triage(
             reasons=reasons,
             citations=citations,
         )
+        if actor:
+            audit_record(tenant=bank.tenant_id, bank=bank, action=f"anomaly.{decision}",
+                         target=f"triage:{record.pk}", actor=actor)  # fmt: skip
         result = TriageResult(
             decision=decision,
             reasons=reasons,

@@ -7,7 +7,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from audit.services import audit_record
+from audit.services import actor_of
 from banks.scoping import BankScopedAPIView
 from beliefs.extractors.structured import event_problems
 from memoryhub.exceptions import TriageDecisionNotFound
@@ -80,14 +80,7 @@ class AnomalyEventApi(_AnomalyBase):
     def post(self, request, bank_slug: str):
         data = AnomalyEventInputSerializer.parse(request.data)
         occurred_at = data.pop("occurred_at")
-        episode_id = anomaly_event_record(bank=self.bank, event=data, occurred_at=occurred_at)
-        audit_record(
-            request=request,
-            tenant=self.bank.tenant,
-            bank=self.bank,
-            action="anomaly.event",
-            target=f"episode:{episode_id}",
-        )
+        episode_id = anomaly_event_record(bank=self.bank, event=data, occurred_at=occurred_at, actor=actor_of(request))
         return Response({"episode_id": episode_id, "type": data["type"]}, status=status.HTTP_201_CREATED)
 
 
@@ -103,13 +96,7 @@ class TriageApi(_AnomalyBase):
             value=data.get("value"),
             now=data.get("now") or timezone.now(),
             budget_tokens=data["budget_tokens"],
-        )
-        audit_record(
-            request=request,
-            tenant=self.bank.tenant,
-            bank=self.bank,
-            action=f"anomaly.{result.decision}",
-            target=f"triage:{result.decision_id}",
+            actor=actor_of(request),
         )
         return Response(result.__dict__)
 

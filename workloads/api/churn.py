@@ -7,7 +7,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from audit.services import audit_record
+from audit.services import actor_of
 from banks.scoping import BankScopedAPIView
 from memoryhub.exceptions import InterventionNotFound
 from memoryhub.pagination import MemoryHubPagination
@@ -44,9 +44,6 @@ class _ChurnBase(BankScopedAPIView):
     def scoped_get_queryset(self):
         return Intervention.objects.filter(bank=self.bank)
 
-    def audit(self, action: str, target: str) -> None:
-        audit_record(request=self.request, tenant=self.bank.tenant, bank=self.bank, action=action, target=target)
-
 
 class PlayListApi(_ChurnBase):
     serializer_class = PlayOutputSerializer
@@ -59,8 +56,7 @@ class PlayListApi(_ChurnBase):
 
     @extend_schema(request=PlayInputSerializer, responses={201: PlayOutputSerializer, 200: PlayOutputSerializer})
     def post(self, request, bank_slug: str):
-        play, created = play_upsert(bank=self.bank, **PlayInputSerializer.parse(request.data))
-        self.audit("churn.play_created" if created else "churn.play_updated", f"play:{play.name}")
+        play, created = play_upsert(bank=self.bank, actor=actor_of(request), **PlayInputSerializer.parse(request.data))
         return Response(PlayOutputSerializer(play).data, status=status.HTTP_201_CREATED if created else 200)
 
 
@@ -73,8 +69,7 @@ class PlayDetailApi(_ChurnBase):
 
     @extend_schema(responses={204: None})
     def delete(self, request, bank_slug: str, name: str):
-        play_delete(bank=self.bank, name=name)
-        self.audit("churn.play_deleted", f"play:{name}")
+        play_delete(bank=self.bank, name=name, actor=actor_of(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -103,9 +98,7 @@ class InterventionApi(_ChurnBase):
     @extend_schema(request=InterventionInputSerializer, responses={201: dict, 200: dict})
     def post(self, request, bank_slug: str):
         data = InterventionInputSerializer.parse(request.data)
-        intervention, created = intervention_record(bank=self.bank, **data)
-        if created:
-            self.audit("churn.intervention", f"intervention:{intervention.pk}")
+        intervention, created = intervention_record(bank=self.bank, actor=actor_of(request), **data)
         state, outcome = intervention_states(bank=self.bank, interventions=[intervention])[intervention.pk]
         body = {"created": created, **intervention_representation(intervention, state, outcome)}
         return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
@@ -148,9 +141,7 @@ class OutcomeApi(_ChurnBase):
 
     @extend_schema(request=OutcomeInputSerializer, responses={201: dict, 200: dict})
     def post(self, request, bank_slug: str):
-        recorded = outcome_record(bank=self.bank, **OutcomeInputSerializer.parse(request.data))
-        if recorded.created:
-            self.audit("churn.outcome", f"outcome:{recorded.outcome.pk}")
+        recorded = outcome_record(bank=self.bank, actor=actor_of(request), **OutcomeInputSerializer.parse(request.data))
         body = {
             **OutcomeOutputSerializer(recorded.outcome).data,
             "created": recorded.created,

@@ -6,9 +6,8 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from audit.services import audit_record
+from audit.services import actor_of
 from banks.scoping import BankScopedAPIView
-from beliefs.api.erasure_views import requester
 from memoryhub.serializers import StrictInputSerializer
 from workloads.distill import lessons_submit
 
@@ -34,16 +33,8 @@ class LessonsApi(BankScopedAPIView):
     def post(self, request, bank_slug: str):
         data = LessonsInputSerializer.parse(request.data)
         items = lessons_submit(
-            bank=self.bank, lessons=data["lessons"], session=data["session"], actor=requester(request)
+            bank=self.bank, lessons=data["lessons"], session=data["session"], actor=actor_of(request)
         )
-        for item in items:
-            audit_record(
-                request=request,
-                tenant=self.bank.tenant,
-                bank=self.bank,
-                action="lesson.submitted",
-                target=f"review_item:{item.pk}",
-            )
         return Response(
             {"review_items": [{"id": i.pk, "status": i.status} for i in items]}, status=status.HTTP_201_CREATED
         )

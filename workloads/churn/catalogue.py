@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.db import IntegrityError, transaction
 
+from audit.services import audit_record
 from banks.models import Bank
 from banks.policy import bank_policy
 from memoryhub.exceptions import PlayNotFound
@@ -17,8 +18,13 @@ from workloads.models import ChurnPlay, Intervention
 HORIZON_MIN_DAYS, HORIZON_MAX_DAYS = 30, 180
 
 
-def play_upsert(*, bank: Bank, name: str, horizon_days: int, description: str = "") -> tuple[ChurnPlay, bool]:
-    """Add ``name`` to the catalogue or change its horizon and description; returns ``(play, created)``."""
+def play_upsert(
+    *, bank: Bank, name: str, horizon_days: int, description: str = "", actor: str | None = None
+) -> tuple[ChurnPlay, bool]:
+    """Add ``name`` to the catalogue or change its horizon and description; returns ``(play, created)``.
+
+    Audited when changed for ``actor``.
+    """
     if not HORIZON_MIN_DAYS <= horizon_days <= HORIZON_MAX_DAYS:
         raise ValueError(f"horizon_days must be between {HORIZON_MIN_DAYS} and {HORIZON_MAX_DAYS}")
     try:
@@ -38,6 +44,9 @@ def play_upsert(*, bank: Bank, name: str, horizon_days: int, description: str = 
         play.horizon_days, play.description = horizon_days, description
         play.save(update_fields=["horizon_days", "description", "updated_at"])
         created = False
+    if actor:
+        action = "churn.play_created" if created else "churn.play_updated"
+        audit_record(tenant=bank.tenant_id, bank=bank, action=action, target=f"play:{play.name}", actor=actor)
     return play, created
 
 
@@ -49,9 +58,13 @@ def play_get(*, bank: Bank, name: str) -> ChurnPlay:
     return play
 
 
-def play_delete(*, bank: Bank, name: str) -> None:
-    """Remove a play from the catalogue; interventions already recorded keep their horizon."""
-    play_get(bank=bank, name=name).delete()
+def play_delete(*, bank: Bank, name: str, actor: str | None = None) -> None:
+    """Remove a play from the catalogue; interventions already recorded keep their horizon (audited for ``actor``)."""
+    with transaction.atomic():
+        play_get(bank=bank, name=name).delete()
+        if actor:
+            audit_record(tenant=bank.tenant_id, bank=bank, action="churn.play_deleted",
+                         target=f"play:{name}", actor=actor)  # fmt: skip
 
 
 def play_list(*, bank: Bank):

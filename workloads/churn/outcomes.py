@@ -16,6 +16,7 @@ from datetime import datetime
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from audit.services import audit_record
 from banks.models import Bank
 from banks.policy import bank_policy
 from memoryhub.exceptions import (
@@ -36,7 +37,22 @@ class OutcomeRecorded:
     note: str = ""  # why an outcome is attributed to no intervention
 
 
-def outcome_record(
+def outcome_record(*, bank: Bank, actor: str | None = None, **outcome) -> OutcomeRecorded:
+    """Store an outcome (retained, churned or unknown) and attribute it to at most one intervention.
+
+    Idempotent by ``event_id``; a new outcome recorded for ``actor`` is audited. ``outcome``:
+    ``result``, ``occurred_at``, ``event_id`` and optionally ``account``, ``recorded_at`` and
+    ``intervention_id`` (see ``_outcome_store``).
+    """
+    with transaction.atomic():
+        recorded = _outcome_store(bank=bank, **outcome)
+        if actor and recorded.created:
+            audit_record(tenant=bank.tenant_id, bank=bank, action="churn.outcome",
+                         target=f"outcome:{recorded.outcome.pk}", actor=actor)  # fmt: skip
+    return recorded
+
+
+def _outcome_store(
     *,
     bank: Bank,
     result: str,
@@ -46,7 +62,6 @@ def outcome_record(
     recorded_at: datetime | None = None,
     intervention_id: int | None = None,
 ) -> OutcomeRecorded:
-    """Store an outcome (retained, churned or unknown) and attribute it to at most one intervention."""
     recorded_at = recorded_at or timezone.now()
     existing = OutcomeEvent.objects.filter(bank=bank, event_id=event_id).first()
     if existing is not None:

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
+from audit.services import audit_record
 from banks.models import Bank
 from workloads.churn.catalogue import horizon_for
 from workloads.events import record_event
@@ -22,11 +23,13 @@ def intervention_record(
     occurred_at: datetime,
     horizon_days: int | None = None,
     fold_now: bool = False,
+    actor: str | None = None,
 ) -> tuple[Intervention, bool]:
     """Record that ``play`` was offered to ``account``; idempotent per account, play and time.
 
     The horizon is ``horizon_days`` when given (30–180), else the play's catalogue horizon,
-    else the bank's default; the offer is also retained as an episode (recallable history).
+    else the bank's default; the offer is also retained as an episode (recallable history). A new
+    intervention recorded for ``actor`` is audited.
     """
     existing = Intervention.objects.filter(bank=bank, account=account, play=play, occurred_at=occurred_at).first()
     if existing is not None:
@@ -55,6 +58,9 @@ def intervention_record(
                 horizon_closes_at=occurred_at + timedelta(days=days),
                 episode_id=episode_id,
             )
+            if actor:
+                audit_record(tenant=bank.tenant_id, bank=bank, action="churn.intervention",
+                             target=f"intervention:{intervention.pk}", actor=actor)  # fmt: skip
     except IntegrityError:
         return Intervention.objects.get(bank=bank, account=account, play=play, occurred_at=occurred_at), False
     return intervention, True

@@ -12,8 +12,8 @@ from beliefs.services.consolidate import lock_bank_for_consolidation, slots_refr
 from memoryhub.exceptions import EpisodeNotFound
 
 
-def episode_release(*, bank: Bank, episode_id: int) -> Episode:
-    """Clear the quarantine of one flagged episode and fold its facts into beliefs now.
+def episode_release(*, bank: Bank, episode_id: int, actor: str) -> Episode:
+    """Clear the quarantine of one flagged episode and fold its facts into beliefs now; audited for ``actor``.
 
     Recall echoes stay out: they repeat what memory already said and are never evidence.
     """
@@ -30,12 +30,7 @@ def episode_release(*, bank: Bank, episode_id: int) -> Episode:
         slots = set(facts.values_list("subject_key", "predicate"))
         facts.update(quarantined=False)
         slots_refresh(bank=bank, slots=slots)
-    return episode
-
-
-def episode_release_and_audit(*, request=None, bank: Bank, episode_id: int) -> Episode:
-    """Release an episode (``episode_release``) and audit it: the API route and the Memory Defense page call this."""
-    episode = episode_release(bank=bank, episode_id=episode_id)
-    audit_record(request=request, tenant=bank.tenant_id, bank=bank, action="episode.released",
-                 target=f"episode:{episode_id}")  # fmt: skip
+        audit_record(
+            tenant=bank.tenant_id, bank=bank, action="episode.released", target=f"episode:{episode_id}", actor=actor
+        )
     return episode

@@ -27,20 +27,13 @@ from memoryhub.queues import TaskName, enqueue_on_commit
 CHUNK = 500
 
 
-def defense_rescan_start(*, bank: Bank) -> DefenseRescan:
-    """Queue a re-scan of everything ``bank`` stores under its current policy."""
+def defense_rescan_start(*, bank: Bank, actor: str) -> DefenseRescan:
+    """Queue a re-scan of everything ``bank`` stores under its current policy; audited for ``actor``."""
     rescan = DefenseRescan.objects.create(
         tenant_id=bank.tenant_id, bank=bank, total=Episode.objects.filter(bank=bank).count()
     )
     enqueue_on_commit(TaskName.DEFENSE_RESCAN, rescan_id=rescan.pk, tenant_id=bank.tenant_id)
-    return rescan
-
-
-def defense_rescan_start_and_audit(*, request=None, bank: Bank) -> DefenseRescan:
-    """Start a re-scan on request and audit it (``defense.rescan``): the API and the Memory Defense page call this."""
-    rescan = defense_rescan_start(bank=bank)
-    audit_record(request=request, tenant=bank.tenant_id, bank=bank, action="defense.rescan",
-                 target=f"rescan:{rescan.pk}")  # fmt: skip
+    audit_record(tenant=bank.tenant_id, bank=bank, action="defense.rescan", target=f"rescan:{rescan.pk}", actor=actor)
     return rescan
 
 

@@ -11,17 +11,8 @@ from beliefs.models import Belief, Episode, Fact, MentalModel
 from memoryhub import metrics
 
 
-def bank_forget_and_audit(*, request=None, bank: Bank, requested_by: str) -> dict:
-    """Forget a whole bank (``bank_forget``) and audit it with the receipt: ``DELETE banks/{bank}/`` and the
-    tenant settings page call this."""
-    tenant_id, slug = bank.tenant_id, bank.slug
-    receipt = bank_forget(bank=bank, requested_by=requested_by)
-    audit_record(request=request, tenant=tenant_id, action="bank.deleted", target=f"bank:{slug}", details=receipt)
-    return receipt
-
-
-def bank_forget(*, bank: Bank, requested_by: str) -> dict:
-    """Delete a whole bank with everything in it; returns a receipt of what went (no content)."""
+def bank_forget(*, bank: Bank, actor: str) -> dict:
+    """Delete a whole bank with everything in it for ``actor``; returns (and audits) a receipt of what went."""
     with transaction.atomic():
         receipt = {
             "bank": bank.slug,
@@ -31,9 +22,11 @@ def bank_forget(*, bank: Bank, requested_by: str) -> dict:
                 "beliefs": Belief.objects.filter(bank=bank).count(),
                 "mental_models": MentalModel.objects.filter(bank=bank).count(),
             },
-            "requested_by": requested_by[:200],
+            "requested_by": actor[:200],
             "completed_at": timezone.now().isoformat(),
         }
+        tenant_id, slug = bank.tenant_id, bank.slug
         bank.delete()
+        audit_record(tenant=tenant_id, action="bank.deleted", target=f"bank:{slug}", details=receipt, actor=actor)
     metrics.observe_erasure(receipt["removed"]["episodes"])
     return receipt

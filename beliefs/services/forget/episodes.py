@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from audit.services import audit_record
 from banks.models import Bank
 from beliefs.models import BeliefVersion, Episode, EpisodeEntity, Evidence, Fact
 from beliefs.services.consolidate import lock_bank_for_consolidation, slots_refresh
@@ -19,12 +20,19 @@ from memoryhub.exceptions import EpisodeNotFound
 from memoryhub.queues import TaskName, enqueue_on_commit
 
 
-def episode_delete(*, bank: Bank, episode_id: int) -> None:
-    """Delete one episode of ``bank`` with its embedding, search vector, facts and evidence; re-assess beliefs."""
+def episode_delete(*, bank: Bank, episode_id: int, actor: str | None = None) -> None:
+    """Delete one episode of ``bank`` with its embedding, search vector, facts and evidence; re-assess beliefs.
+
+    Audited when done for ``actor``.
+    """
     with transaction.atomic():
         if not Episode.objects.select_for_update().filter(bank=bank, pk=episode_id).exists():
             raise EpisodeNotFound()
         episodes_delete(bank=bank, episode_ids=[episode_id])
+        if actor:
+            audit_record(
+                tenant=bank.tenant_id, bank=bank, action="episode.deleted", target=f"episode:{episode_id}", actor=actor
+            )
 
 
 def episodes_delete(*, bank: Bank, episode_ids: list[int], erase: bool = False) -> dict[str, int]:

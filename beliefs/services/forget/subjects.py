@@ -22,9 +22,10 @@ from memoryhub.queues import TaskName, enqueue_on_commit
 
 
 def erasure_request_create(
-    *, tenant, bank: Bank | None, subject: str, requested_by: str, aliases: list[str] | None = None
+    *, tenant, bank: Bank | None, subject: str, actor: str, aliases: list[str] | None = None
 ) -> ErasureRequest:
-    """Record an erasure of ``subject`` (in ``bank``, or the whole tenant when ``bank`` is None) and queue it.
+    """Record ``actor``'s erasure of ``subject`` (in ``bank``, or the whole tenant when ``bank`` is None), audit it
+    and queue it.
 
     ``aliases``: other names and identifiers of the subject (e-mail, phone, account id) whose
     mentions in other subjects' memory are redacted too.
@@ -36,19 +37,11 @@ def erasure_request_create(
         subject=subject,
         aliases=list(aliases or []),
         subject_hash=subject_hash(tenant_id=tenant.pk, subject=subject),
-        requested_by=requested_by[:200],
+        requested_by=actor[:200],
     )
+    audit_record(tenant=tenant, bank=bank, action="erasure.requested", target=f"erasure:{request.pk}", actor=actor)
     enqueue_on_commit(TaskName.RUN_ERASURE, request_id=request.pk, tenant_id=tenant.pk)
     return request
-
-
-def erasure_request_create_and_audit(
-    *, request=None, tenant, bank: Bank | None, subject: str, requested_by: str, **options
-) -> ErasureRequest:
-    """File an erasure request (``erasure_request_create``) and audit it: the API and the erasure page call this."""
-    erasure = erasure_request_create(tenant=tenant, bank=bank, subject=subject, requested_by=requested_by, **options)
-    audit_record(request=request, tenant=tenant, bank=bank, action="erasure.requested", target=f"erasure:{erasure.pk}")
-    return erasure
 
 
 def erasure_request_run(*, request_id: int) -> ErasureRequest:

@@ -49,7 +49,7 @@ def test_erasure_in_another_tenant_is_not_stuck_behind_a_bulk_import(empty_broke
     ]
     retain(bank=bulk.bank, items=[RetainItem(content=f"bulk sync row {n}") for n in range(20)])
     retain(bank=other.bank, items=[RetainItem(content="Zed asked for erasure.", subject="customer:zed")])
-    request = erasure_request_create(tenant=other.tenant, bank=other.bank, subject="customer:zed", requested_by="t")
+    request = erasure_request_create(tenant=other.tenant, bank=other.bank, subject="customer:zed", actor="t")
 
     # The erasure worker of `make run`: it serves its own queue, whatever waits on the others.
     with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30, queues=[Queue.ERASURE]):
