@@ -22,6 +22,12 @@ def review_items(*, bank: Bank, kind: str | None = None, decided: bool = False) 
     return items.filter(status=ReviewItem.Status.PENDING).order_by("created_at", "id")
 
 
+def review_item_get(*, bank: Bank, item_id: int) -> ReviewItem | None:
+    """One item of ``bank`` with the belief and triage decision the queue shows next to it."""
+    items = ReviewItem.objects.filter(bank=bank, pk=item_id).select_related("belief", "triage")
+    return items.defer("belief__embedding", "belief__search_vector").first()
+
+
 def pending_count(*, bank: Bank) -> int:
     """Items waiting for a person (the sidebar's badge)."""
     return ReviewItem.objects.filter(bank=bank, status=ReviewItem.Status.PENDING).count()

@@ -8,18 +8,21 @@ JavaScript the form posts and the page reloads.
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from django.contrib import messages
+from django.http import Http404, QueryDict
 from django.shortcuts import redirect
 from django.urls import reverse
 
 from audit.services import actor_of
 from banks.permissions import Role
-from banks.web.access import BankPageView, get_in_bank
+from banks.web.access import BankPageView
 from banks.web.pagination import paginate
 from memoryhub.exceptions import MemoryHubError
 from reviews.handlers import item_support, queue_panels
 from reviews.models import ReviewItem
-from reviews.selectors import review_counts, review_items
+from reviews.selectors import review_counts, review_item_get, review_items
 from reviews.services.decisions import review_item_decide
 
 KINDS = [("", "All"), *ReviewItem.Kind.choices]
@@ -53,7 +56,8 @@ class ReviewDecidePage(BankPageView):
     roles = {"POST": Role.REVIEWER}
 
     def post(self, request, tenant_slug: str, bank_slug: str, item_id: int):
-        get_in_bank(ReviewItem.objects.all(), self.bank, pk=item_id)
+        if review_item_get(bank=self.bank, item_id=item_id) is None:
+            raise Http404("No such review item in this bank.")
         decision, comment = request.POST.get("decision", ""), request.POST.get("comment", "").strip()
         error = ""
         try:
@@ -63,15 +67,21 @@ class ReviewDecidePage(BankPageView):
         except MemoryHubError as exc:  # shown next to the item; nothing was changed
             error = str(exc.detail)
         if request.headers.get("HX-Request"):
-            item = (
-                ReviewItem.objects.filter(bank=self.bank, pk=item_id)
-                .select_related("belief", "triage")
-                .defer("belief__embedding", "belief__search_vector")
-                .get()
-            )
+            item = review_item_get(bank=self.bank, item_id=item_id)
+            query = QueryDict(urlsplit(request.headers.get("HX-Current-URL", "")).query)
+            kind = query.get("kind", "")
             return self.render(
-                "reviews/partials/item.html",
-                {"item": item, "error": error, "support": item_support(bank=self.bank, items=[item])},
+                "reviews/partials/decided.html",
+                {
+                    "item": item,
+                    "error": error,
+                    "support": item_support(bank=self.bank, items=[item]),
+                    "counts": review_counts(bank=self.bank),
+                    "kinds": KINDS,
+                    "kind": kind if kind in ReviewItem.Kind.values else "",
+                    "decided_view": query.get("view") == "decided",
+                    "query": query,
+                },
             )
         if error:
             messages.error(request, f"Review item {item_id}: {error}")

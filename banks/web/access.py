@@ -14,7 +14,7 @@ Every page is a subclass of ``TenantPageView`` (tenant-level pages) or ``BankPag
 
 Handlers then read ``self.tenant``, ``self.bank``, ``self.role`` and call the same
 selectors and services as the API. Objects are always looked up through the bank
-(``selector(bank=self.bank, ...)`` or ``get_in_bank``), so a foreign id is a 404 too.
+(``selector(bank=self.bank, ...)``), so a foreign id is a 404 too.
 """
 
 from __future__ import annotations
@@ -161,11 +161,3 @@ class BankPageView(TenantPageView):
         page.bank, page.role = bank, page.bank_roles[bank.pk]
         self.bank = bank
         return page
-
-
-def get_in_bank(queryset, bank: Bank, **lookup):
-    """One object of ``bank`` matching ``lookup`` or a 404 (another bank's or tenant's id is a 404 as well)."""
-    obj = queryset.filter(bank=bank, **lookup).first()
-    if obj is None:
-        raise Http404("Not found in this bank.")
-    return obj

@@ -71,6 +71,7 @@ class NavLink:
     url: str
     active: bool
     badge: int | None = None
+    badge_name: str = ""  # the element id's suffix, so an htmx answer can update the count in place
 
 
 def navigation(page, current_path: str, badges: dict[str, int] | None = None) -> list[tuple[str, list[NavLink]]]:
@@ -93,5 +94,6 @@ def navigation(page, current_path: str, badges: dict[str, int] | None = None) ->
         # The overview is the prefix of every bank page: only an exact match lights it.
         is_root = entry.url_name in {"beliefs_web:bank-overview", "beliefs_tenant:tenant-home"}
         active = current_path == url if is_root else current_path.startswith(url)
-        sections.setdefault(entry.section, []).append(NavLink(entry.label, url, active, badges.get(entry.badge)))
+        link = NavLink(entry.label, url, active, badges.get(entry.badge), entry.badge)
+        sections.setdefault(entry.section, []).append(link)
     return [(SECTION_TITLES[name], links) for name, links in sections.items()]

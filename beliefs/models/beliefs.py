@@ -8,6 +8,7 @@ from django.db import models
 from pgvector.django import HnswIndex, VectorField
 
 from banks.models import Bank, Tenant
+from beliefs.engine import confidence
 from beliefs.models.episodes import EMBEDDING_DIMENSIONS, SEARCH_CONFIG
 
 
@@ -84,8 +85,9 @@ class Evidence(models.Model):
     """An episode that supports or contradicts a belief, with the exact quote and its span."""
 
     class Stance(models.TextChoices):
-        SUPPORTS = "supports", "Supports"
-        CONTRADICTS = "contradicts", "Contradicts"
+        # The spelling the pure engine uses too (beliefs.engine.confidence).
+        SUPPORTS = confidence.SUPPORTS, "Supports"
+        CONTRADICTS = confidence.CONTRADICTS, "Contradicts"
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
     bank = models.ForeignKey(Bank, on_delete=models.CASCADE, related_name="+")

@@ -78,7 +78,7 @@ def derived_coverage(*, bank: Bank, hits: list, episode_ids: list[int]) -> dict[
     belief_ids = [hit.item_id for hit in hits if hit.kind == "belief"]
     if belief_ids and episode_ids:
         rows = Evidence.objects.filter(
-            bank=bank, belief_id__in=belief_ids, episode_id__in=ids_in(episode_ids), stance="supports"
+            bank=bank, belief_id__in=belief_ids, episode_id__in=ids_in(episode_ids), stance=Evidence.Stance.SUPPORTS
         ).values_list("belief_id", "episode_id")
         for belief_id, episode_id in rows:
             coverage[("belief", belief_id)].add(episode_id)

@@ -16,7 +16,7 @@ from pgvector.django import CosineDistance
 
 from audit.services import audit_record
 from banks.models import Bank
-from beliefs.models import Belief, MentalModel
+from beliefs.models import Belief, Evidence, MentalModel
 from memoryhub.embeddings import embed_query
 from memoryhub.exceptions import MentalModelNameTaken, MentalModelNotFound
 
@@ -91,7 +91,7 @@ def _selected_beliefs(bank: Bank, model: MentalModel) -> list[Belief]:
 
 def belief_citation(belief: Belief) -> dict:
     """A belief as a citation: statement, strength and its most recent supporting quote."""
-    evidence = belief.evidence.filter(stance="supports").order_by("-observed_at", "-id").first()
+    evidence = belief.evidence.filter(stance=Evidence.Stance.SUPPORTS).order_by("-observed_at", "-id").first()
     return {
         "belief_id": belief.pk,
         "statement": belief.statement,

@@ -12,7 +12,7 @@ from banks.web.access import BankPageView
 from banks.web.pagination import paginate
 from beliefs.engine.confidence import decay_factor
 from beliefs.filtersets import BeliefBrowserFilterSet
-from beliefs.models import Belief, BeliefVersion
+from beliefs.models import Belief, BeliefVersion, Evidence
 from beliefs.selectors.belief_page import belief_dependents, belief_evidence
 from beliefs.selectors.beliefs import belief_list
 from beliefs.web.panels import page_panels
@@ -90,8 +90,8 @@ class BeliefDetailPage(BankPageView):
             "beliefs/belief_detail.html",
             {
                 "belief": belief,
-                "supporting": [e for e in evidence if e.stance == "supports"],
-                "contradicting": [e for e in evidence if e.stance == "contradicts"],
+                "supporting": [e for e in evidence if e.stance == Evidence.Stance.SUPPORTS],
+                "contradicting": [e for e in evidence if e.stance == Evidence.Stance.CONTRADICTS],
                 "timeline": timeline,
                 "chart": chart,
                 "dependents": belief_dependents(bank=self.bank, belief=belief),

@@ -67,8 +67,8 @@ class EpisodeDetailPage(BankPageView):
             .defer("embedding", "search_vector")
             .order_by("quote_start", "id")
         )
-        spans = [(e.quote_start, e.quote_end, "quote" if e.stance == "supports" else "quote-contra", f"quote-{e.pk}")
-                 for e in evidence]  # fmt: skip
+        css = {Evidence.Stance.SUPPORTS: "quote", Evidence.Stance.CONTRADICTS: "quote-contra"}
+        spans = [(e.quote_start, e.quote_end, css[e.stance], f"quote-{e.pk}") for e in evidence]
         return self.render(
             "beliefs/episode_detail.html",
             {

@@ -22,8 +22,11 @@ def bank_url(context, url_name: str, **kwargs) -> str:
 
 @register.simple_tag(takes_context=True)
 def query_with(context, **changes) -> str:
-    """The current query string with ``changes`` applied (``None`` removes a key); for sorting and paging links."""
-    params = context["request"].GET.copy()
+    """The current query string with ``changes`` applied (``None`` removes a key); for sorting and paging links.
+
+    A fragment rendered for an htmx request says which page it lands on with ``query`` (that page's parameters).
+    """
+    params = (context.get("query") or context["request"].GET).copy()
     for key, value in changes.items():
         if value is None or value == "":
             params.pop(key, None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 from rest_framework.test import APIClient
@@ -65,6 +66,35 @@ def test_accepting_a_lesson_in_the_browser_makes_a_recalled_play(client_as, ops)
     play = Play.objects.get(bank=ops.bank, review_item=ops.lesson)
     result = recall(bank=ops.bank, query="training session for SMB accounts", budget_tokens=300, kinds=("play",))
     assert [item.item_id for item in result.items] == [play.pk]
+
+
+def test_the_counts_follow_a_decision_without_a_reload(client_as, ops):
+    """The queue's "N pending", its kind tabs and the sidebar badge come back with the decided item (out of band)."""
+    client = client_as(Role.REVIEWER)
+    queue = client.get(bank_path(ops, "reviews/?kind=distillation")).content.decode()
+    assert '<span data-pending-count>2</span> pending' in queue
+    assert re.search(r'id="nav-badge-pending_reviews"[^>]*>2</span>', queue)
+    response = client.post(
+        bank_path(ops, f"reviews/{ops.lesson.pk}/decide"),
+        {"decision": "accept"},
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_CURRENT_URL="http://testserver" + bank_path(ops, "reviews/?kind=distillation"),
+    )
+    html = response.content.decode()
+    assert f'id="item-{ops.lesson.pk}"' in html
+    summary = re.search(r'<p[^>]*id="review-pending-summary"[^>]*hx-swap-oob="true"[^>]*>(.*?)</p>', html, re.S)
+    assert summary and "<span data-pending-count>1</span> pending" in summary.group(1)
+    badge = re.search(r'<span[^>]*id="nav-badge-pending_reviews"[^>]*hx-swap-oob="true"[^>]*>(\d+)</span>', html)
+    assert badge and badge.group(1) == "1"
+    tabs = re.search(r'<nav[^>]*id="review-kind-tabs"[^>]*hx-swap-oob="true"[^>]*>(.*?)</nav>', html, re.S).group(1)
+    assert 'href="?kind=distillation" aria-current="page">Distilled lesson (0)' in tabs
+    assert "Suppression (1)" in tabs and "All (1)" in tabs
+    rejected = client.post(  # the last one: the badge hides instead of showing 0
+        bank_path(ops, f"reviews/{ops.suppression.pk}/decide"),
+        {"decision": "reject", "comment": "not benign"},
+        HTTP_HX_REQUEST="true",
+    ).content.decode()
+    assert re.search(r'<span[^>]*id="nav-badge-pending_reviews"[^>]*hidden[^>]*>0</span>', rejected)
 
 
 def test_a_rejection_needs_a_reason_and_nothing_changes_without_one(client_as, ops):

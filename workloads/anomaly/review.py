@@ -60,7 +60,7 @@ def suppression_overturn(*, item: ReviewItem, comment: str, actor: str = "", now
         Evidence.objects.get_or_create(
             belief_id=item.belief_id,
             episode=episode,
-            stance="contradicts",
+            stance=Evidence.Stance.CONTRADICTS,
             defaults={
                 "tenant_id": item.tenant_id,
                 "bank_id": item.bank_id,

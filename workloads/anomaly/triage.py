@@ -125,8 +125,8 @@ def triage(
             .select_related("episode")
             .order_by("-observed_at", "-id")
         )
-        support = [e for e in evidence if e.stance == "supports"]
-        against = [e for e in evidence if e.stance == "contradicts"]
+        support = [e for e in evidence if e.stance == Evidence.Stance.SUPPORTS]
+        against = [e for e in evidence if e.stance == Evidence.Stance.CONTRADICTS]
         superseded = _superseded(bank, belief, support, now)
         assessment = assess_evidence(evidence, policy=policy, now=now, superseded_at=superseded)
         belief_info = {
@@ -137,7 +137,7 @@ def triage(
             "confidence": assessment.confidence,
             "last_confirmed_at": assessment.last_confirmed_at,
         }
-        if assessment.status != "active":
+        if assessment.status != Belief.Status.ACTIVE:
             reasons.append(f"the belief is {assessment.status} at this time")
         if assessment.proof_count < policy.suppress_threshold:
             reasons.append(f"proof count {assessment.proof_count} is below the threshold {policy.suppress_threshold}")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
@@ -12,9 +12,10 @@ from banks.scoping import BankScopedAPIView
 from beliefs.extractors.structured import event_problems
 from memoryhub.exceptions import TriageDecisionNotFound
 from memoryhub.pagination import MemoryHubPagination
-from memoryhub.serializers import StrictInputSerializer, parse_datetime_param
+from memoryhub.serializers import StrictInputSerializer
 from workloads.anomaly import ANALYST_EVENTS, EVENT_TEMPLATES, anomaly_event_record, triage
 from workloads.anomaly.selectors import triage_decision_get, triage_decision_list
+from workloads.filtersets import TriageDecisionFilterSet
 from workloads.models import TriageDecision
 
 
@@ -104,26 +105,14 @@ class TriageApi(_AnomalyBase):
 class TriageDecisionListApi(_AnomalyBase):
     serializer_class = TriageDecisionOutputSerializer
     pagination_class = MemoryHubPagination
+    filterset_class = TriageDecisionFilterSet
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("decision", str, enum=["suppress", "investigate"]),
-            OpenApiParameter("signature", str),
-            OpenApiParameter("target", str),
-            OpenApiParameter("since", str, description="Decided at or after this time (ISO 8601)."),
-        ],
-        responses=TriageDecisionOutputSerializer(many=True),
-    )
+    def scoped_get_queryset(self):
+        return triage_decision_list(bank=self.bank)
+
+    @extend_schema(responses=TriageDecisionOutputSerializer(many=True))
     def get(self, request, bank_slug: str):
-        params = request.query_params
-        rows = triage_decision_list(
-            bank=self.bank,
-            decision=params.get("decision"),
-            signature=params.get("signature"),
-            target=params.get("target"),
-            since=parse_datetime_param(params, "since"),
-        )
-        page = self.paginate_queryset(rows)
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         return self.get_paginated_response(TriageDecisionOutputSerializer(page, many=True).data)
 
 

@@ -35,6 +35,7 @@ from workloads.churn import (
     recommend,
 )
 from workloads.churn.selectors import intervention_get, intervention_list, intervention_states, outcome_list
+from workloads.filtersets import InterventionFilterSet, OutcomeFilterSet
 from workloads.models import Intervention
 
 NOW = OpenApiParameter("now", str, description="States as known at this time (ISO 8601); default: now.")
@@ -76,22 +77,15 @@ class PlayDetailApi(_ChurnBase):
 class InterventionApi(_ChurnBase):
     pagination_class = MemoryHubPagination
 
-    @extend_schema(
-        parameters=[
-            NOW,
-            OpenApiParameter("account", str),
-            OpenApiParameter("segment", str),
-            OpenApiParameter("play", str),
-        ],
-        responses=dict,
-    )
+    filterset_class = InterventionFilterSet
+
+    def scoped_get_queryset(self):
+        return intervention_list(bank=self.bank)
+
+    @extend_schema(parameters=[NOW], responses=dict)
     def get(self, request, bank_slug: str):
-        params = request.query_params
-        rows = intervention_list(
-            bank=self.bank, account=params.get("account"), segment=params.get("segment"), play=params.get("play")
-        )
-        page = self.paginate_queryset(rows)
-        now = parse_datetime_param(params, "now") or timezone.now()
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        now = parse_datetime_param(request.query_params, "now") or timezone.now()
         states = intervention_states(bank=self.bank, interventions=page, now=now)
         return self.get_paginated_response([intervention_representation(i, *states[i.pk]) for i in page])
 
@@ -119,24 +113,14 @@ class OutcomeApi(_ChurnBase):
     serializer_class = OutcomeOutputSerializer
     pagination_class = MemoryHubPagination
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("account", str),
-            OpenApiParameter("intervention", int),
-            OpenApiParameter("attribution", str, enum=["named", "window", "none"]),
-        ],
-        responses=OutcomeOutputSerializer(many=True),
-    )
+    filterset_class = OutcomeFilterSet
+
+    def scoped_get_queryset(self):
+        return outcome_list(bank=self.bank)
+
+    @extend_schema(responses=OutcomeOutputSerializer(many=True))
     def get(self, request, bank_slug: str):
-        params = request.query_params
-        intervention = params.get("intervention")
-        rows = outcome_list(
-            bank=self.bank,
-            account=params.get("account"),
-            intervention_id=int(intervention) if intervention and intervention.isdigit() else None,
-            attribution=params.get("attribution"),
-        )
-        page = self.paginate_queryset(rows)
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         return self.get_paginated_response(OutcomeOutputSerializer(page, many=True).data)
 
     @extend_schema(request=OutcomeInputSerializer, responses={201: dict, 200: dict})

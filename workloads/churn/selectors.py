@@ -2,29 +2,22 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db.models import QuerySet
 from django.utils import timezone
 
 from banks.models import Bank
 from banks.policy import bank_policy
-from workloads.churn.timeline import ReportedOutcome, State, state_at
+from beliefs.models import Play
+from workloads.churn.recommend import segment_counts, wilson
+from workloads.churn.timeline import AWAITING, IN_FLIGHT, ReportedOutcome, State, state_at
 from workloads.models import Intervention, OutcomeEvent
 
 
-def intervention_list(
-    *, bank: Bank, account: str | None = None, segment: str | None = None, play: str | None = None
-) -> QuerySet[Intervention]:
-    """The bank's interventions, newest first, optionally for one account, segment or play."""
-    rows = Intervention.objects.filter(bank=bank)
-    if account:
-        rows = rows.filter(account=account)
-    if segment:
-        rows = rows.filter(segment=segment)
-    if play:
-        rows = rows.filter(play=play)
-    return rows.order_by("-occurred_at", "-id")
+def intervention_list(*, bank: Bank) -> QuerySet[Intervention]:
+    """The bank's interventions, newest first (narrow them with ``InterventionFilterSet``)."""
+    return Intervention.objects.filter(bank=bank).order_by("-occurred_at", "-id")
 
 
 def intervention_get(*, bank: Bank, intervention_id: int) -> Intervention | None:
@@ -49,15 +42,47 @@ def intervention_states(
     return states
 
 
-def outcome_list(
-    *, bank: Bank, account: str | None = None, intervention_id: int | None = None, attribution: str | None = None
-) -> QuerySet[OutcomeEvent]:
-    """The bank's outcome events, most recently recorded first."""
-    rows = OutcomeEvent.objects.filter(bank=bank)
-    if account:
-        rows = rows.filter(account=account)
-    if intervention_id:
-        rows = rows.filter(intervention_id=intervention_id)
-    if attribution:
-        rows = rows.filter(attribution=attribution)
-    return rows.order_by("-recorded_at", "-id")
+def outcome_list(*, bank: Bank) -> QuerySet[OutcomeEvent]:
+    """The bank's outcome events, most recently recorded first (narrow them with ``OutcomeFilterSet``)."""
+    return OutcomeEvent.objects.filter(bank=bank).order_by("-recorded_at", "-id")
+
+
+HORIZON_BUCKETS = [("within 7 days", 7), ("within 30 days", 30), ("later", None)]
+
+
+def churn_plays_overview(*, bank: Bank, now: datetime) -> dict:
+    """The churn plays page: per segment each play's k of n retained with its Wilson interval (best lower bound
+    first), interventions still open by when their horizon closes, and the accepted plays' guidance."""
+    segments = sorted(
+        Intervention.objects.filter(bank=bank).values_list("segment", flat=True).distinct().order_by()
+    )
+    table = []
+    for segment in segments:
+        plays = []
+        for play, counts in segment_counts(bank=bank, segment=segment, now=now).items():
+            low, high = wilson(counts.retained, counts.n)
+            rate = counts.retained / counts.n if counts.n else None
+            plays.append({"play": play, "counts": counts, "rate": rate, "low": low, "high": high})
+        plays.sort(key=lambda p: (-p["low"], -p["counts"].n, p["play"]))
+        table.append((segment, plays))
+    candidates = list(
+        intervention_list(bank=bank)
+        .filter(horizon_closes_at__gt=now - timedelta(days=365))
+        .only("id", "account", "segment", "play", "occurred_at", "horizon_closes_at")[:500]
+    )
+    states = intervention_states(bank=bank, interventions=candidates, now=now)
+    open_rows = sorted(
+        (row for row in candidates if states[row.pk][0].state in (IN_FLIGHT, AWAITING)),
+        key=lambda row: row.horizon_closes_at,
+    )
+    buckets = {name: [] for name, _ in HORIZON_BUCKETS}
+    buckets["horizon closed, awaiting the outcome"] = []
+    for row in open_rows:
+        if states[row.pk][0].state == AWAITING:
+            buckets["horizon closed, awaiting the outcome"].append(row)
+            continue
+        days = (row.horizon_closes_at - now).total_seconds() / 86400
+        name = next(name for name, limit in HORIZON_BUCKETS if limit is None or days < limit)
+        buckets[name].append(row)
+    guidance = list(Play.objects.filter(bank=bank).only("id", "text", "play", "segment").order_by("segment"))
+    return {"table": table, "buckets": list(buckets.items()), "open_count": len(open_rows), "guidance": guidance}

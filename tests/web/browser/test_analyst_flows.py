@@ -49,8 +49,14 @@ def test_accept_a_distillation_and_see_the_play_recalled(page, site):
     sign_in(page, site.users[Role.REVIEWER].username, PASSWORD)
     page.goto(_bank(site) + "reviews/?kind=distillation")
     item = page.locator(f"#item-{site.lesson.pk}")
+    pending = int(page.locator("#review-pending-summary [data-pending-count]").inner_text())
+    assert page.locator("#nav-badge-pending_reviews").inner_text() == str(pending)
     item.get_by_role("button", name=re.compile("^Accept")).click()
     expect(item.locator(".badge-accepted")).to_be_visible()  # swapped in place by htmx
+    # The counts follow the decision without a reload: the summary, the kind tab and the sidebar badge.
+    expect(page.locator("#review-pending-summary [data-pending-count]")).to_have_text(str(pending - 1))
+    expect(page.locator("#nav-badge-pending_reviews")).to_have_text(str(pending - 1))
+    expect(page.locator("#review-kind-tabs a[aria-current=page]").first).to_contain_text("Distilled lesson (0)")
     assert Play.objects.filter(bank=site.bank, review_item=site.lesson).count() == 1
     page.goto(_bank(site) + "recall/")
     page.get_by_role("textbox", name="Query").fill("what works for SMB accounts before a discount?")
