@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-from django.db import connection, transaction
 from django.db.models import QuerySet
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.generics import GenericAPIView
@@ -25,7 +24,7 @@ from rest_framework.views import APIView
 from banks.models import ApiKey, Bank, Tenant
 from banks.permissions import banks_visible_to, tenants_administered_by
 from memoryhub.exceptions import BankNotFound, TenantRequired
-from memoryhub.tenancy import REQUEST_TRANSACTION_DEPTH, restore_request_tenant, set_request_tenant
+from memoryhub.tenancy import RequestScope, request_scope
 
 Access = Literal["read", "review", "write", "admin"]
 # What a person needs per access (API keys need the scope instead; "review" needs the write scope).
@@ -126,33 +125,17 @@ class _ForbidGetQuerysetOverride:
 
 
 class _RowLevelScope:
-    """Runs the request in one transaction whose row-level-security tenant is set once known.
+    """Runs the request in ``memoryhub.tenancy.request_scope``; the tenant is set once the caller is known."""
 
-    ``set_config(..., true)`` lasts until the transaction ends, so nothing leaks to the next
-    request on a reused connection; ``finally`` also restores the previous values, which
-    matters when the request runs inside an enclosing transaction (tests, nested calls).
-    """
-
-    _rls_previous: tuple[str, str] | None = None
+    _scope: RequestScope
 
     def dispatch(self, request, *args, **kwargs):
-        with transaction.atomic():
-            token = REQUEST_TRANSACTION_DEPTH.set(len(connection.atomic_blocks))
-            try:
-                return super().dispatch(request, *args, **kwargs)
-            finally:
-                REQUEST_TRANSACTION_DEPTH.reset(token)
-                # Outermost, the transaction's end clears the settings; nested, restore the caller's own.
-                nested = len(connection.atomic_blocks) > 1
-                if nested and self._rls_previous is not None and not connection.needs_rollback:
-                    restore_request_tenant(self._rls_previous)
-                self._rls_previous = None
+        with request_scope() as self._scope:
+            return super().dispatch(request, *args, **kwargs)
 
     def scope_tenant(self, tenant_id: int) -> None:
         """From here on the request sees (and may write) only ``tenant_id``'s rows."""
-        previous = set_request_tenant(tenant_id)
-        if self._rls_previous is None:
-            self._rls_previous = previous
+        self._scope.set_tenant(tenant_id)
 
 
 class BankScopedAPIView(_RowLevelScope, _ForbidGetQuerysetOverride, GenericAPIView):

@@ -12,8 +12,8 @@ Every bank-owned table carries two PostgreSQL policies (``beliefs/migrations/_rl
 Requests and Celery tasks run as the request role, which owns nothing and cannot become
 the maintenance role, so no SQL reached through request code can widen what it sees.
 
-- API requests: ``BankScopedAPIView`` calls ``set_request_tenant`` (transaction-local)
-  inside the request transaction and restores the previous values in ``finally``.
+- Requests: API views and dashboard pages run in ``request_scope()``, one transaction with a
+  transaction-local tenant (restored in ``finally`` when nested in a caller's transaction).
 - Tasks and other code outside a request: ``tenant_scope(tenant_id)``; a Celery
   ``task_prerun`` hook clears whatever a crashed task might have left.
 - ``rls_bypass()`` is the greppable escape hatch for maintenance code (beat sweeps across
@@ -35,7 +35,7 @@ from contextvars import ContextVar
 
 import psycopg
 from django.conf import settings
-from django.db import connection, connections
+from django.db import connection, connections, transaction
 
 # How many atomic blocks were open when the request's own transaction began (1 when it is the outermost).
 REQUEST_TRANSACTION_DEPTH: ContextVar[int] = ContextVar("memoryhub_request_transaction_depth", default=0)
@@ -126,6 +126,44 @@ def set_session_tenant(tenant_id: int) -> None:
 
 def restore_request_tenant(previous: tuple[str, str, str]) -> None:
     _apply(*previous, local=True)
+
+
+class RequestScope:
+    """The tenant one request runs as; see :func:`request_scope`."""
+
+    def __init__(self):
+        self._previous: tuple[str, str, str] | None = None
+
+    def set_tenant(self, tenant_id: int) -> None:
+        """From here on the request sees (and may write) only ``tenant_id``'s rows."""
+        previous = set_request_tenant(tenant_id)
+        if self._previous is None:
+            self._previous = previous
+
+
+@contextmanager
+def request_scope(tenant_id: int | None = None):
+    """One request in one transaction, scoped to a tenant for row-level security: the API base views and the
+    dashboard pages both run their handlers inside it.
+
+    Pages know the tenant before the handler runs (``tenant_id``); API views learn it once
+    DRF has authenticated the caller and call ``scope.set_tenant``. The settings are
+    transaction-local, so nothing leaks to the next request on a reused connection; a
+    request nested in a caller's transaction (tests, in-process calls) gives the caller its
+    own values back when it ends.
+    """
+    with transaction.atomic():
+        depth = REQUEST_TRANSACTION_DEPTH.set(len(connection.atomic_blocks))
+        scope = RequestScope()
+        try:
+            if tenant_id is not None:
+                scope.set_tenant(tenant_id)
+            yield scope
+        finally:
+            REQUEST_TRANSACTION_DEPTH.reset(depth)
+            nested = len(connection.atomic_blocks) > 1
+            if nested and scope._previous is not None and not connection.needs_rollback:
+                restore_request_tenant(scope._previous)
 
 
 @contextmanager

@@ -28,6 +28,12 @@ def review_item_get(*, bank: Bank, item_id: int) -> ReviewItem | None:
     return items.defer("belief__embedding", "belief__search_vector").first()
 
 
+def newest_pending(*, bank: Bank, limit: int) -> list[ReviewItem]:
+    """The ``limit`` items that arrived last and still wait for a person (the overview's "needs your attention")."""
+    items = ReviewItem.objects.filter(bank=bank, status=ReviewItem.Status.PENDING)
+    return list(items.only("id", "kind", "title", "created_at").order_by("-created_at", "-id")[:limit])
+
+
 def pending_count(*, bank: Bank) -> int:
     """Items waiting for a person (the sidebar's badge)."""
     return ReviewItem.objects.filter(bank=bank, status=ReviewItem.Status.PENDING).count()

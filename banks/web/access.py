@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.db import connection, transaction
 from django.http import Http404
 from django.shortcuts import render
 from django.template.response import TemplateResponse
@@ -32,7 +31,7 @@ from django.views import View
 from banks.models import Bank, Membership, Tenant
 from banks.permissions import Role, bank_roles
 from banks.web.nav import bank_badges, navigation
-from memoryhub.tenancy import REQUEST_TRANSACTION_DEPTH, restore_request_tenant, set_request_tenant
+from memoryhub.tenancy import request_scope
 
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
@@ -112,19 +111,11 @@ class TenantPageView(View):
 
     def _scoped_dispatch(self, request, *args, **kwargs):
         """The handler in one transaction that sees only this tenant's rows; the page is rendered inside it."""
-        with transaction.atomic():
-            token = REQUEST_TRANSACTION_DEPTH.set(len(connection.atomic_blocks))
-            previous = set_request_tenant(self.tenant.pk)
-            try:
-                response = super().dispatch(request, *args, **kwargs)
-                if isinstance(response, TemplateResponse):
-                    response.render()
-                return response
-            finally:
-                REQUEST_TRANSACTION_DEPTH.reset(token)
-                # Nested (tests, callers with their own transaction): put the caller's settings back.
-                if len(connection.atomic_blocks) > 1 and not connection.needs_rollback:
-                    restore_request_tenant(previous)
+        with request_scope(self.tenant.pk):
+            response = super().dispatch(request, *args, **kwargs)
+            if isinstance(response, TemplateResponse):
+                response.render()
+            return response
 
     def nav_badges(self) -> dict[str, int]:
         return {}

@@ -15,6 +15,7 @@ from banks.scoping import (
     tenants_for_caller,
 )
 from beliefs.models import ErasureRequest
+from beliefs.selectors.erasure import erasure_request_list
 from beliefs.services.forget.subjects import erasure_request_create
 from memoryhub.exceptions import ErasureRequestNotFound
 from memoryhub.pagination import paginate, paginated_schema
@@ -43,11 +44,9 @@ class ErasureRequestOutputSerializer(serializers.ModelSerializer):
 
 
 def _visible(request):
-    requests = ErasureRequest.objects.filter(tenant__in=tenants_for_caller(request)).select_related("bank")
+    """The erasure requests the caller may read: its tenants', or one bank's for a bank-scoped key."""
     api_key = caller_api_key(request)
-    if api_key is not None and api_key.bank_id is not None:
-        requests = requests.filter(bank_id=api_key.bank_id)
-    return requests
+    return erasure_request_list(tenants=tenants_for_caller(request), bank_id=api_key.bank_id if api_key else None)
 
 
 class ErasureRequestListCreateApi(TenantScopedAPIView):

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from banks.models import Bank
 from beliefs.extractors import claim_key
-from beliefs.models import Belief, Evidence, MentalModel, Play
+from beliefs.models import Belief, BeliefVersion, Evidence, MentalModel, Play
 
 
 def belief_evidence(*, bank: Bank, belief: Belief) -> list[Evidence]:
@@ -17,6 +17,11 @@ def belief_evidence(*, bank: Bank, belief: Belief) -> list[Evidence]:
         .defer("episode__embedding", "episode__search_vector", "episode__metadata")
         .order_by("stance", "-observed_at", "-id")
     )
+
+
+def belief_versions(*, bank: Bank, belief: Belief) -> list[BeliefVersion]:
+    """Every version of ``belief``, oldest first (the page's timeline and confidence chart)."""
+    return list(BeliefVersion.objects.filter(bank=bank, belief=belief).order_by("version"))
 
 
 @dataclass(frozen=True)

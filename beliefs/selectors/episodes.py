@@ -13,7 +13,7 @@ from django.db.models.expressions import RawSQL
 
 from banks.models import Bank
 from beliefs.engine.types import RecallFilters
-from beliefs.models import Episode, RetainBatch
+from beliefs.models import Episode, Evidence, Fact, RetainBatch
 
 
 def ids_in(ids) -> RawSQL:
@@ -135,3 +135,20 @@ def episode_thread_neighbours(*, bank: Bank, ids: list[int]) -> dict[int, tuple[
             [bank.pk, list(ids)],
         )
         return {pk: (before, after) for pk, before, after in cursor.fetchall()}
+
+
+def episode_evidence(*, bank: Bank, episode: Episode) -> list[Evidence]:
+    """What beliefs quote from ``episode`` (with each belief's headline), in reading order of the quotes."""
+    return list(
+        Evidence.objects.filter(bank=bank, episode=episode)
+        .select_related("belief")
+        .only("id", "stance", "quote_start", "quote_end", "belief__id", "belief__statement", "belief__status",
+              "belief__confidence", "belief__proof_count")
+        .order_by("quote_start", "id")
+    )  # fmt: skip
+
+
+def episode_facts(*, bank: Bank, episode: Episode) -> list[Fact]:
+    """The facts extracted from ``episode``, in reading order of their quotes (no vectors)."""
+    facts = Fact.objects.filter(bank=bank, episode=episode).defer("embedding", "search_vector")
+    return list(facts.order_by("quote_start", "id"))

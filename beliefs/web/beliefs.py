@@ -12,8 +12,8 @@ from banks.web.access import BankPageView
 from banks.web.pagination import paginate
 from beliefs.engine.confidence import decay_factor
 from beliefs.filtersets import BeliefBrowserFilterSet
-from beliefs.models import Belief, BeliefVersion, Evidence
-from beliefs.selectors.belief_page import belief_dependents, belief_evidence
+from beliefs.models import Belief, Evidence
+from beliefs.selectors.belief_page import belief_dependents, belief_evidence, belief_versions
 from beliefs.selectors.beliefs import belief_list
 from beliefs.web.panels import page_panels
 from memoryhub.charts import time_chart
@@ -69,7 +69,7 @@ class BeliefDetailPage(BankPageView):
             raise Http404("No such belief in this bank.")
         evidence = belief_evidence(bank=self.bank, belief=belief)
         by_id = {e.pk: e for e in evidence}
-        versions = list(BeliefVersion.objects.filter(bank=self.bank, belief=belief).order_by("version"))
+        versions = belief_versions(bank=self.bank, belief=belief)
         timeline = [(v, [by_id[i] for i in v.evidence_ids if i in by_id]) for v in reversed(versions)]
         points = [(v.effective_at, v.new_confidence) for v in versions]
         now = timezone.now()

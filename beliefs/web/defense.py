@@ -11,7 +11,8 @@ from audit.services import actor_of
 from banks.permissions import Role
 from banks.policy import bank_policy
 from banks.web.access import BankPageView
-from beliefs.models import DefenseRescan, Episode
+from beliefs.models import DefenseRescan
+from beliefs.selectors.defense import defense_rescans, quarantined_episodes
 from beliefs.services.defense.quarantine import episode_release
 from beliefs.services.defense.rescan import defense_rescan_start
 from memoryhub.exceptions import EpisodeNotFound
@@ -25,16 +26,12 @@ class BankDefensePage(BankPageView):
     roles = ADMIN
 
     def get(self, request, tenant_slug: str, bank_slug: str):
-        rescans = list(DefenseRescan.objects.filter(bank=self.bank).order_by("-created_at", "-id")[:20])
+        rescans = defense_rescans(bank=self.bank)
         running = any(r.status != DefenseRescan.Status.DONE for r in rescans)
         context = {"rescans": rescans, "running": running, "policy": bank_policy(self.bank)}
         if request.headers.get("HX-Request"):
             return self.render("beliefs/partials/rescans.html", context)
-        flagged = (
-            Episode.objects.filter(bank=self.bank, quarantine_released_at__isnull=True, echo_of__isnull=True)
-            .exclude(injection_flags=[])
-            .order_by("-occurred_at", "-id")
-        )
+        flagged = quarantined_episodes(bank=self.bank)
         context["quarantined"] = list(flagged.only("id", "occurred_at", "source", "subject", "injection_flags")[:20])
         context["quarantined_total"] = flagged.count()
         context["episodes_url"] = reverse(

@@ -13,8 +13,8 @@ from banks.web.pagination import paginate
 from beliefs.api.presenters import recall_payload
 from beliefs.engine.types import RecallFilters
 from beliefs.filtersets import EpisodeBrowserFilterSet
-from beliefs.models import Evidence, Fact, Provenance
-from beliefs.selectors.episodes import episode_get, episode_list
+from beliefs.models import Evidence, Provenance
+from beliefs.selectors.episodes import episode_evidence, episode_facts, episode_get, episode_list
 from beliefs.services.recall import CHANNELS, KINDS, recall
 from memoryhub.charts import meter
 
@@ -55,18 +55,8 @@ class EpisodeDetailPage(BankPageView):
         episode = episode_get(bank=self.bank, episode_id=episode_id)
         if episode is None:
             raise Http404("No such episode in this bank.")
-        evidence = list(
-            Evidence.objects.filter(bank=self.bank, episode=episode)
-            .select_related("belief")
-            .only("id", "stance", "quote_start", "quote_end", "belief__id", "belief__statement", "belief__status",
-                  "belief__confidence", "belief__proof_count")
-            .order_by("quote_start", "id")
-        )  # fmt: skip
-        facts = list(
-            Fact.objects.filter(bank=self.bank, episode=episode)
-            .defer("embedding", "search_vector")
-            .order_by("quote_start", "id")
-        )
+        evidence = episode_evidence(bank=self.bank, episode=episode)
+        facts = episode_facts(bank=self.bank, episode=episode)
         css = {Evidence.Stance.SUPPORTS: "quote", Evidence.Stance.CONTRADICTS: "quote-contra"}
         spans = [(e.quote_start, e.quote_end, css[e.stance], f"quote-{e.pk}") for e in evidence]
         return self.render(

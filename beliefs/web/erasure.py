@@ -15,7 +15,7 @@ from django.urls import reverse
 from audit.services import actor_of
 from banks.permissions import Role
 from banks.web.access import BankPageView, TenantPageView
-from beliefs.models import ErasureRequest
+from beliefs.selectors.erasure import erasure_request_list
 from beliefs.services.forget.subjects import erasure_request_create
 from beliefs.web.forms import ErasureForm
 
@@ -90,7 +90,7 @@ class _ErasureList(_ErasurePages):
 
 class _ErasureDetail(_ErasurePages):
     def get(self, request, request_id: int, **kwargs):
-        erasure = self.requests().select_related("bank").filter(pk=request_id).first()
+        erasure = self.requests().filter(pk=request_id).first()
         if erasure is None:
             raise Http404("No such erasure request here.")
         context = {**self.context(), "erasure": erasure, "receipt": receipt_rows(erasure.receipt),
@@ -105,7 +105,7 @@ class _BankScope:
     is_tenant_page = False
 
     def requests(self):
-        return ErasureRequest.objects.filter(tenant=self.tenant, bank=self.bank)
+        return erasure_request_list(tenants=self.tenant, bank=self.bank)
 
     def bank_for(self, form):
         return self.bank
@@ -120,7 +120,7 @@ class _TenantScope:
     is_tenant_page = True
 
     def requests(self):
-        return ErasureRequest.objects.filter(tenant=self.tenant)
+        return erasure_request_list(tenants=self.tenant)
 
     def bank_for(self, form):
         slug = form.cleaned_data.get("bank")

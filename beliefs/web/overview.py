@@ -7,7 +7,7 @@ from banks.web.access import BankPageView, TenantPageView
 from beliefs.selectors.overview import bank_counts, recall_budget_use, recent_activity, reviews_daily
 from beliefs.web.panels import page_panels
 from memoryhub.charts import Series, bar_chart
-from reviews.models import ReviewItem
+from reviews.selectors import newest_pending
 
 
 class BankOverviewPage(BankPageView):
@@ -17,11 +17,7 @@ class BankOverviewPage(BankPageView):
         labels = [day.strftime("%b %d") for day in reviews.days]
         decided = sum(reviews.total(name) for name in reviews.series)
         budget = recall_budget_use(bank=self.bank)
-        attention = list(
-            ReviewItem.objects.filter(bank=self.bank, status=ReviewItem.Status.PENDING)
-            .only("id", "kind", "title", "created_at")
-            .order_by("-created_at", "-id")[:5]
-        )
+        attention = newest_pending(bank=self.bank, limit=5)
         return self.render(
             "beliefs/bank_overview.html",
             {
