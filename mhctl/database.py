@@ -2,6 +2,9 @@
 
 Used to bootstrap a deployment (the first tenant and its admin key) and for operators on
 the database host. Every write runs scoped to its tenant, like a request.
+
+Each command imports models and services inside the function, after ``_setup()``: they
+need Django's app registry, and API mode must not pay for starting Django.
 """
 
 from __future__ import annotations
