@@ -110,7 +110,7 @@ def bank_settings_change(*, bank: Bank, request=None, actor: str | None = None, 
     Defense a re-scan of the stored episodes starts; one ``bank.updated`` event records the
     fields sent and the new policy.
     """
-    from audit.services import actor_of, audit_record
+    from audit.services import audit_record
     from banks.policy import bank_policy, defense_tightened, validate_policy
     from beliefs.services.defense.rescan import defense_rescan_start
 
@@ -119,7 +119,7 @@ def bank_settings_change(*, bank: Bank, request=None, actor: str | None = None, 
     before = bank_policy(bank)
     bank = bank_update(bank=bank, **fields)
     tightened = defense_tightened(before, bank_policy(bank))
-    rescan = defense_rescan_start(bank=bank, actor=actor or actor_of(request)) if tightened else None
+    rescan = defense_rescan_start(bank=bank) if tightened else None
     audit_record(
         request=request,
         actor=actor,

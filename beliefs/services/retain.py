@@ -15,6 +15,7 @@ import time
 import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
+from functools import partial
 
 import numpy as np
 from django.db import IntegrityError, transaction
@@ -111,46 +112,43 @@ def retain(
     started = time.perf_counter()
     items, redacted = items_defend(bank=bank, items=items)
     fingerprint = request_fingerprint(items)
-    replay = _replay_if_known(bank=bank, idempotency_key=idempotency_key, fingerprint=fingerprint, started=started)
-    if replay is not None:
-        return replay
+    replay = partial(_replay_if_known, bank=bank, idempotency_key=idempotency_key, fingerprint=fingerprint)
+    replayed = replay(started=started)
+    if replayed is not None:
+        return replayed
 
     keys, vectors = _embed_new(bank, items)
     now = timezone.now()
-    try:
-        with transaction.atomic():
-            batch = _new_batch(
+
+    def store() -> RetainResult:
+        batch = _new_batch(
+            bank=bank,
+            idempotency_key=idempotency_key,
+            fingerprint=fingerprint,
+            mode=RetainBatch.Mode.SYNC,
+            status=RetainBatch.Status.PROCESSING,
+            item_count=len(items),
+            started_at=now,
+            attempts=1,
+        )
+        outcomes, tokens = _store(bank=bank, batch=batch, items=items, keys=keys, vectors=vectors, now=now)
+        _finish(batch, outcomes, tokens=tokens, embedded=len(vectors), started=started, redacted=redacted)
+        if actor:
+            audit_record(
+                tenant=bank.tenant_id,
                 bank=bank,
-                idempotency_key=idempotency_key,
-                fingerprint=fingerprint,
-                mode=RetainBatch.Mode.SYNC,
-                status=RetainBatch.Status.PROCESSING,
-                item_count=len(items),
-                started_at=now,
-                attempts=1,
+                action="episodes.retained",
+                target=f"retain_batch:{batch.pk}",
+                details={
+                    "created": batch.created_count,
+                    "duplicates": batch.duplicate_count,
+                    "redacted": batch.usage.get("redacted", {}),
+                },
+                actor=actor,
             )
-            outcomes, tokens = _store(bank=bank, batch=batch, items=items, keys=keys, vectors=vectors, now=now)
-            _finish(batch, outcomes, tokens=tokens, embedded=len(vectors), started=started, redacted=redacted)
-            if actor:
-                audit_record(
-                    tenant=bank.tenant_id,
-                    bank=bank,
-                    action="episodes.retained",
-                    target=f"retain_batch:{batch.pk}",
-                    details={
-                        "created": batch.created_count,
-                        "duplicates": batch.duplicate_count,
-                        "redacted": batch.usage.get("redacted", {}),
-                    },
-                    actor=actor,
-                )
-    except IntegrityError:
-        # Another request with the same Idempotency-Key committed first: answer as it did.
-        replay = _replay_if_known(bank=bank, idempotency_key=idempotency_key, fingerprint=fingerprint, started=started)
-        if replay is None:
-            raise
-        return replay
-    return _result(batch, outcomes, started)
+        return _result(batch, outcomes, started)
+
+    return _first_writer_wins(store, lambda: replay(started=started))
 
 
 def retain_async_submit(
@@ -166,34 +164,32 @@ def retain_async_submit(
     existing = _batch_for_key(bank=bank, idempotency_key=idempotency_key, fingerprint=fingerprint)
     if existing is not None:
         return existing
-    try:
-        with transaction.atomic():
-            batch = _new_batch(
+
+    def queue() -> RetainBatch:
+        batch = _new_batch(
+            bank=bank,
+            idempotency_key=idempotency_key,
+            fingerprint=fingerprint,
+            mode=RetainBatch.Mode.ASYNC,
+            status=RetainBatch.Status.PENDING,
+            items=[item.to_json() for item in items],
+            item_count=len(items),
+        )
+        enqueue_on_commit(TaskName.PROCESS_RETAIN_BATCH, batch_id=batch.pk, tenant_id=bank.tenant_id)
+        if actor:
+            audit_record(
+                tenant=bank.tenant_id,
                 bank=bank,
-                idempotency_key=idempotency_key,
-                fingerprint=fingerprint,
-                mode=RetainBatch.Mode.ASYNC,
-                status=RetainBatch.Status.PENDING,
-                items=[item.to_json() for item in items],
-                item_count=len(items),
+                action="episodes.retain_queued",
+                target=f"retain_batch:{batch.pk}",
+                details={"items": batch.item_count},
+                actor=actor,
             )
-            enqueue_on_commit(TaskName.PROCESS_RETAIN_BATCH, batch_id=batch.pk, tenant_id=bank.tenant_id)
-            if actor:
-                audit_record(
-                    tenant=bank.tenant_id,
-                    bank=bank,
-                    action="episodes.retain_queued",
-                    target=f"retain_batch:{batch.pk}",
-                    details={"items": batch.item_count},
-                    actor=actor,
-                )
-    except IntegrityError:
-        # A concurrent submit with the same key won the race: it is the batch to poll.
-        existing = _batch_for_key(bank=bank, idempotency_key=idempotency_key, fingerprint=fingerprint)
-        if existing is None:
-            raise
-        return existing
-    return batch
+        return batch
+
+    return _first_writer_wins(
+        queue, lambda: _batch_for_key(bank=bank, idempotency_key=idempotency_key, fingerprint=fingerprint)
+    )
 
 
 def retain_batch_process(*, batch_id: int) -> RetainBatch:
@@ -245,6 +241,19 @@ def _replay_if_known(
         elapsed_ms=(time.perf_counter() - started) * 1000,
         replayed=True,
     )
+
+
+def _first_writer_wins(write, replay):
+    """``write()`` in one transaction; when a concurrent request with the same Idempotency-Key committed first
+    (its batch row's unique key refuses ours), answer as that request did: ``replay()``."""
+    try:
+        with transaction.atomic():
+            return write()
+    except IntegrityError:
+        answer = replay()
+        if answer is None:
+            raise
+        return answer
 
 
 def _new_batch(*, bank: Bank, idempotency_key: str | None, fingerprint: str, **fields) -> RetainBatch:

@@ -427,7 +427,7 @@ def _grow(ops, n: int) -> None:
         api_key_issue(tenant=ops.tenant, bank=ops.bank if i % 2 else None, name=f"k{i}", created_by=user)
         ErasureRequest.objects.create(tenant=ops.tenant, bank=ops.bank, scope="bank", subject_hash=str(i),
                                       status="done", receipt={"removed": {"episodes": i}})  # fmt: skip
-        defense_rescan_start(bank=ops.bank, actor="test")
+        defense_rescan_start(bank=ops.bank)
         for _ in range(30):
             audit_record(tenant=ops.tenant, bank=ops.bank, action="episodes.retained", actor="api-key:x", target="t",
                          details={"created": i})  # fmt: skip

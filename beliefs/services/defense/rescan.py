@@ -27,13 +27,19 @@ from memoryhub.queues import TaskName, enqueue_on_commit
 CHUNK = 500
 
 
-def defense_rescan_start(*, bank: Bank, actor: str) -> DefenseRescan:
-    """Queue a re-scan of everything ``bank`` stores under its current policy; audited for ``actor``."""
+def defense_rescan_start(*, bank: Bank, actor: str | None = None) -> DefenseRescan:
+    """Queue a re-scan of everything ``bank`` stores under its current policy.
+
+    Audited when ``actor`` asked for it; one started by a policy change is part of that
+    change's ``bank.updated`` event.
+    """
     rescan = DefenseRescan.objects.create(
         tenant_id=bank.tenant_id, bank=bank, total=Episode.objects.filter(bank=bank).count()
     )
     enqueue_on_commit(TaskName.DEFENSE_RESCAN, rescan_id=rescan.pk, tenant_id=bank.tenant_id)
-    audit_record(tenant=bank.tenant_id, bank=bank, action="defense.rescan", target=f"rescan:{rescan.pk}", actor=actor)
+    if actor:
+        audit_record(tenant=bank.tenant_id, bank=bank, action="defense.rescan", target=f"rescan:{rescan.pk}",
+                     actor=actor)  # fmt: skip
     return rescan
 
 
