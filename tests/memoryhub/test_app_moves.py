@@ -23,7 +23,7 @@ from beliefs.models import Belief
 from beliefs.services.recall import recall
 from memoryhub.tenancy import tenant_scope
 from reviews.models import ReviewItem
-from workloads.churn import recommend
+from workloads.churn import account_link, play_upsert, recommend
 from workloads.models import AccountLink, ChurnPlay, Intervention, OutcomeEvent, TriageDecision
 
 MOVED = {
@@ -86,6 +86,9 @@ def test_moving_models_between_apps_keeps_every_row_and_every_answer(settings, t
     settings.DATA_DIR = tmp_path
     call_command("seed_demo", stdout=io.StringIO())
     bank = Bank.objects.get(slug="ops")
+    with tenant_scope(bank.tenant_id):  # the demo has no catalogue entry or account link: one of each
+        play_upsert(bank=bank, name="training-session", horizon_days=60)
+        account_link(bank=bank, account="initech", related_account="initrode", relation="parent")
     before, rows, types = _answers(bank), _table_rows(), _content_types()
     assert before["recall"] and before["beliefs"] and before["triage"] and before["churn"] and before["audit"]
     assert all(rows.values()), rows

@@ -2855,7 +2855,14 @@ export interface operations {
     };
     v1_banks_audit_events_retrieve: {
         parameters: {
-            query?: never;
+            query?: {
+                action?: string;
+                actor?: string;
+                request_id?: string;
+                since?: string;
+                target?: string;
+                until?: string;
+            };
             header?: never;
             path: {
                 bank_slug: string;
@@ -3199,6 +3206,12 @@ export interface operations {
         parameters: {
             query?: {
                 as_of?: string;
+                min_confidence?: number;
+                min_proof_count?: number;
+                object?: string;
+                predicate?: string;
+                status?: ("active" | "contested" | "invalidated" | "retracted" | "stale")[];
+                subject?: string;
             };
             header?: never;
             path: {
@@ -5107,7 +5120,15 @@ export interface operations {
     };
     v1_banks_episodes_retrieve: {
         parameters: {
-            query?: never;
+            query?: {
+                occurred_after?: string;
+                occurred_before?: string;
+                provenance?: "agent" | "imported" | "tool" | "user";
+                recorded_after?: string;
+                recorded_before?: string;
+                source?: string;
+                subject?: string;
+            };
             header?: never;
             path: {
                 bank_slug: string;
@@ -5681,7 +5702,13 @@ export interface operations {
     v1_banks_facts_retrieve: {
         parameters: {
             query?: {
+                current?: boolean;
+                episode?: number;
+                extractor?: "llm" | "rules" | "structured";
                 known_at?: string;
+                object?: string;
+                predicate?: string;
+                subject?: string;
                 valid_at?: string;
             };
             header?: never;
@@ -7217,7 +7244,10 @@ export interface operations {
     };
     v1_banks_review_items_retrieve: {
         parameters: {
-            query?: never;
+            query?: {
+                kind?: "belief_change" | "distillation" | "suppression";
+                status?: "accepted" | "overturned" | "pending" | "rejected";
+            };
             header?: never;
             path: {
                 bank_slug: string;
