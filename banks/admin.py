@@ -2,7 +2,7 @@ from django.contrib import admin, messages
 from guardian.admin import GuardedModelAdmin
 
 from banks.models import ApiKey, Bank, Membership, Tenant
-from banks.services.api_keys import api_key_issue, api_key_revoke
+from banks.services.api_keys import api_key_revoke
 
 
 class MembershipInline(admin.TabularInline):
@@ -33,14 +33,10 @@ class ApiKeyAdmin(admin.ModelAdmin):
     fields = ["name", "tenant", "bank", *readonly_fields]
     actions = ["revoke"]
 
-    def save_model(self, request, obj, form, change):
-        if change:
-            super().save_model(request, obj, form, change)
-            return
-        issued = api_key_issue(tenant=obj.tenant, bank=obj.bank, name=obj.name, created_by=request.user)
-        obj.pk = issued.api_key.pk
-        obj.prefix = issued.api_key.prefix
-        messages.warning(request, f"New API key (shown once, copy it now): {issued.raw_key}")
+    def has_add_permission(self, request) -> bool:
+        # Keys are issued on the dashboard's key pages, the API or the CLI, which show the secret once in
+        # their answer; the admin could only pass it on in a message, which sits in a cookie until read.
+        return False
 
     @admin.action(description="Revoke selected keys")
     def revoke(self, request, queryset):

@@ -6,4 +6,7 @@ class BanksConfig(AppConfig):
     verbose_name = "Tenants and banks"
 
     def ready(self):
-        from banks import schema  # noqa: F401 - registers the OpenAPI authentication extension
+        from banks import (
+            schema,  # noqa: F401 - registers the OpenAPI authentication extension
+            sessions,  # noqa: F401 - records sign-in time and a pending first-password change
+        )

@@ -95,7 +95,10 @@ class BankGroupObjectPermission(GroupObjectPermissionBase):
     content_object = models.ForeignKey(Bank, on_delete=models.CASCADE)
 
 
-API_KEY_SCOPES = ("read", "write", "admin")
+#: ``read`` recalls and lists; ``write`` retains and imports; ``review`` decides review items and records
+#: analyst verdicts (dismissals, incidents, contests): a human gate that agent keys do not get by default;
+#: ``admin`` changes policy and keys and implies the other three (an admin key could mint any of them anyway).
+API_KEY_SCOPES = ("read", "write", "review", "admin")
 
 
 def default_scopes() -> list[str]:
@@ -123,7 +126,7 @@ class ApiKey(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
-    scopes = models.JSONField(default=default_scopes, help_text="Any of read, write, admin.")
+    scopes = models.JSONField(default=default_scopes, help_text="Any of read, write, review, admin.")
     expires_at = models.DateTimeField(null=True, blank=True)
     rate_limit_per_minute = models.PositiveIntegerField(
         null=True, blank=True, help_text="Requests per minute; empty uses MEMORYHUB_RATE_LIMIT_PER_MINUTE."
@@ -139,6 +142,58 @@ class ApiKey(models.Model):
         return self.revoked_at is None and (self.expires_at is None or self.expires_at > timezone.now())
 
     def allows(self, scope: str) -> bool:
-        """``admin`` implies ``write``, which implies ``read``."""
-        granted = set(self.scopes or [])
-        return scope in granted or "admin" in granted or (scope == "read" and "write" in granted)
+        """``admin`` implies every scope; ``write`` and ``review`` each imply ``read``; only they give ``review``."""
+        return scope_allows(self.scopes or [], scope)
+
+
+def scope_allows(granted, scope: str) -> bool:
+    """Whether the scopes ``granted`` include ``scope`` (see ``API_KEY_SCOPES`` for what implies what)."""
+    granted = set(granted)
+    return scope in granted or "admin" in granted or (scope == "read" and bool(granted & {"write", "review"}))
+
+
+class Invitation(models.Model):
+    """A tenant admin's offer of membership, which the invitee accepts (or declines) with a one-time link.
+
+    Only a SHA-256 digest of the link's secret is stored. Nobody joins a tenant without
+    accepting; the admin never learns from the form whether an account exists.
+    """
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="invitations")
+    role = models.CharField(max_length=16, choices=Membership.Role.choices, default=Membership.Role.ANALYST)
+    invited_as = models.CharField(max_length=254, help_text="The name or e-mail the admin addressed it to (a note).")
+    token_hash = models.CharField(max_length=64, unique=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    accepted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    closed_at = models.DateTimeField(null=True, blank=True, help_text="Declined by the invitee or withdrawn.")
+
+    class Meta:
+        indexes = [models.Index(fields=["tenant", "created_at"], name="banks_invite_tenant_created")]
+
+    def __str__(self) -> str:
+        return f"invitation to {self.tenant} for {self.invited_as} ({self.role})"
+
+    @property
+    def is_open(self) -> bool:
+        from django.utils import timezone
+
+        return self.accepted_at is None and self.closed_at is None and self.expires_at > timezone.now()
+
+
+class PasswordChangeRequired(models.Model):
+    """A person who signed in with a first password someone else generated must choose their own first."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"password change required for user {self.user_id}"

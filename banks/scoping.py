@@ -4,10 +4,19 @@
 credential in ``initial()`` (after DRF has authenticated the request):
 
 - an API key reaches the banks of its tenant, or only its own bank when it is bank-scoped;
-- a person reaches the banks ``banks.permissions.banks_visible_to`` returns.
+- a person reaches the banks ``banks.permissions.banks_visible_to`` returns. A person who
+  reaches banks of the same slug in several tenants names one with ``?tenant=<slug>`` (or the
+  ``X-MemoryHub-Tenant`` header); without it the request is a 409 ``bank_ambiguous``, never
+  a guess.
 
 A bank the caller may not read answers 404 exactly like a bank that does not exist, so
-existence never leaks across tenants. Subclasses implement ``scoped_get_queryset()``;
+existence never leaks across tenants.
+
+Scopes of API keys (``banks.models.API_KEY_SCOPES``): ``read``; ``write`` (retain, import;
+implies read); ``review`` (decide review items, record analyst verdicts; implies read);
+``admin`` (implies all three). ``review`` is a human gate: agent keys get read and write,
+and a missing scope is a 403 ``scope_required``. People are governed by their roles instead
+(reviewer for ``review``). Subclasses implement ``scoped_get_queryset()``;
 overriding ``get_queryset`` is refused at class creation. The one escape hatch is
 ``unscoped()``, which review greps for.
 """
@@ -23,13 +32,25 @@ from rest_framework.views import APIView
 
 from banks.models import ApiKey, Bank, Tenant
 from banks.permissions import banks_visible_to, tenants_administered_by
-from memoryhub.exceptions import BankNotFound, TenantRequired
+from memoryhub.exceptions import BankAmbiguous, BankNotFound, ScopeRequired, TenantRequired
 from memoryhub.tenancy import RequestScope, request_scope
 
 Access = Literal["read", "review", "write", "admin"]
-# What a person needs per access (API keys need the scope instead; "review" needs the write scope).
+# What a person needs per access (API keys need the scope of the same name instead).
 _PERSON_PERMISSION = {"read": "banks.view_bank", "review": "banks.review_bank", "write": "banks.change_bank"}
+_REFUSED = {
+    "review": "You may read this bank but not decide its reviews or record analyst verdicts (reviewer role).",
+    "write": "You may read this bank but not write to it.",
+    "admin": "You may read this bank but not write to it.",
+}
 _SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+TENANT_HEADER = "X-MemoryHub-Tenant"
+
+
+def requested_tenant(request) -> str:
+    """The tenant slug the caller named (``?tenant=`` or ``X-MemoryHub-Tenant``), or ``""``."""
+    params = getattr(request, "query_params", None) or request.GET
+    return (params.get("tenant") or request.headers.get(TENANT_HEADER) or "").strip()
 
 
 def caller_api_key(request) -> ApiKey | None:
@@ -50,28 +71,49 @@ def banks_for_caller(request, access: Access = "read") -> QuerySet[Bank]:
 def bank_for_caller(request, slug: str, access: Access) -> Bank:
     """The bank ``slug`` if the caller may reach it with ``access``; 404 when it may not even read it.
 
-    An API key also needs the scope (``read``, ``write`` or ``admin``); a person needs to be
-    a tenant admin for ``admin`` actions (policy changes, deleting a bank, reading its audit log).
+    An API key also needs the scope (``read``, ``write``, ``review`` or ``admin``); a person
+    needs the role (reviewer for ``review``) and to be a tenant admin for ``admin`` actions
+    (policy changes, deleting a bank, reading its audit log). When a person reads banks of
+    this slug in several tenants and named none, 409 ``bank_ambiguous``.
     """
-    bank = banks_for_caller(request, "write" if access == "admin" else access).select_related("tenant")
-    bank = bank.filter(slug=slug).first()
-    if bank is not None:
-        require_scope(request, access)
-        if access == "admin" and caller_api_key(request) is None:
-            if not tenants_administered_by(request.user).filter(pk=bank.tenant_id).exists():
-                raise PermissionDenied("Only tenant admins can do this.")
-        return bank
-    if access != "read" and banks_for_caller(request, "read").filter(slug=slug).exists():
-        raise PermissionDenied("You may read this bank but not write to it.")
-    raise BankNotFound()
+    visible = banks_for_caller(request, "read").filter(slug=slug)
+    tenant_slug = requested_tenant(request)
+    if tenant_slug:
+        visible = visible.filter(tenant__slug=tenant_slug)
+    matches = list(visible.select_related("tenant").order_by("tenant__slug")[:20])
+    if not matches:
+        raise BankNotFound()
+    if len(matches) > 1:
+        raise BankAmbiguous(extra={"tenants": [bank.tenant.slug for bank in matches]})
+    bank = matches[0]
+    api_key = caller_api_key(request)
+    if access != "read" and api_key is None:
+        if not banks_for_caller(request, "write" if access == "admin" else access).filter(pk=bank.pk).exists():
+            raise PermissionDenied(_REFUSED[access])
+    require_scope(request, access)
+    if access == "admin" and api_key is None:
+        if not tenants_administered_by(request.user).filter(pk=bank.tenant_id).exists():
+            raise PermissionDenied("Only tenant admins can do this.")
+    return bank
+
+
+def require_access(request, bank: Bank, access: Access) -> None:
+    """403 unless the caller may also act on the already resolved ``bank`` with ``access``.
+
+    For requests whose content decides what they need, e.g. a retain that carries analyst
+    verdicts needs ``review`` on top of ``write``.
+    """
+    if caller_api_key(request) is None and access != "read":
+        if not banks_for_caller(request, "write" if access == "admin" else access).filter(pk=bank.pk).exists():
+            raise PermissionDenied(_REFUSED[access])
+    require_scope(request, access)
 
 
 def require_scope(request, scope: Access) -> None:
-    """403 unless the caller's API key carries ``scope`` (people are governed by their roles instead)."""
+    """403 ``scope_required`` unless the caller's API key carries ``scope`` (people are governed by roles)."""
     api_key = caller_api_key(request)
-    scope = "write" if scope == "review" else scope
     if api_key is not None and not api_key.allows(scope):
-        raise PermissionDenied(f"This API key lacks the '{scope}' scope.")
+        raise ScopeRequired(f"This API key lacks the '{scope}' scope.", extra={"scope": scope})
 
 
 def tenant_for_bank_creation(request, tenant_slug: str | None) -> Tenant:

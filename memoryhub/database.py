@@ -227,6 +227,17 @@ def _create_role_and_database(superuser_uri: str) -> None:
                 grant_request_role(conn, REQUEST_ROLE)
 
 
+#: Sign-in protection (django-axes) counts failed sign-ins before anyone is authenticated, so the request
+#: role reads and writes these rows itself. They hold user names, client addresses and times, never
+#: credentials or memory, and a forged row can only lock a sign-in out, never let one in.
+LOGIN_PROTECTION_TABLES = (
+    "axes_accessattempt",
+    "axes_accessattemptexpiration",
+    "axes_accessfailurelog",
+    "axes_accesslog",
+)
+
+
 def grant_request_role(conn, request_role: str) -> None:
     """Give ``request_role`` row access (no DDL, no TRUNCATE) to every table the current role creates in ``public``.
 
@@ -241,6 +252,17 @@ def grant_request_role(conn, request_role: str) -> None:
             f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO {role}",
         ):
             cursor.execute(statement)
+    grant_login_protection(conn, request_role)
+
+
+def grant_login_protection(conn, request_role: str) -> None:
+    """The request role's own grants on ``LOGIN_PROTECTION_TABLES`` (whatever the grants on other tables are)."""
+    role = quote_identifier(request_role)
+    with conn.cursor() as cursor:
+        for table in LOGIN_PROTECTION_TABLES:
+            cursor.execute("SELECT to_regclass(%s) IS NOT NULL", [f"public.{table}"])
+            if cursor.fetchone()[0]:
+                cursor.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON public.{quote_identifier(table)} TO {role}")
 
 
 def quote_identifier(name: str) -> str:

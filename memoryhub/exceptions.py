@@ -62,6 +62,21 @@ class IdempotencyKeyReused(MemoryHubError):
     default_detail = "This Idempotency-Key was already used for a different request body."
 
 
+class BankAmbiguous(MemoryHubError):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "bank_ambiguous"
+    default_detail = (
+        "You reach a bank with this slug in several tenants: name one with '?tenant=<slug>' or the "
+        "'X-MemoryHub-Tenant' header ('extra.tenants' lists them)."
+    )
+
+
+class ScopeRequired(MemoryHubError):
+    status_code = status.HTTP_403_FORBIDDEN
+    default_code = "scope_required"
+    default_detail = "This API key lacks the scope this action needs ('extra.scope')."
+
+
 class TenantRequired(MemoryHubError):
     default_code = "tenant_required"
     default_detail = "You belong to several tenants: name one with the 'tenant' field."

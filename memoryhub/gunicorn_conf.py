@@ -1,6 +1,7 @@
 """gunicorn settings and hooks for ``make run`` (``--config python:memoryhub.gunicorn_conf``).
 
 - Load the embedding model before a worker takes its first request.
+- Believe ``X-Forwarded-*`` only from ``MEMORYHUB_FORWARDED_ALLOW_IPS`` (the TLS proxy).
 - Requests gunicorn refuses before Django sees them (a request line over 4,094 bytes,
   too many or too large headers, a malformed request line) answer in the API's JSON
   error format instead of gunicorn's HTML page: 414 ``uri_too_long``, 431
@@ -8,8 +9,13 @@
 """
 
 import json
+import os
 
 from gunicorn import util
+
+# Only a trusted proxy may say the client used HTTPS (X-Forwarded-Proto): the same list Django's
+# memoryhub.proxy.TrustedProxyMiddleware uses for every X-Forwarded-* header (default: loopback).
+forwarded_allow_ips = os.environ.get("MEMORYHUB_FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
 
 # Keep idle client connections for 75 s (gunicorn's default is 2 s). A client that reused a
 # connection just as the server closed it got "connection reset" or "remote end closed

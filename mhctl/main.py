@@ -114,7 +114,10 @@ def key():
 @key.command("create")
 @click.argument("name")
 @click.option("--bank", "bank_slug", default=None, help="Limit the key to one bank.")
-@click.option("--scope", "scopes", multiple=True, type=click.Choice(["read", "write", "admin"]), help="Repeatable.")
+@click.option(
+    "--scope", "scopes", multiple=True, type=click.Choice(["read", "write", "review", "admin"]),
+    help="Repeatable. review decides review items and records analyst verdicts; agent keys need not have it.",
+)  # fmt: skip
 @click.option("--tenant", "tenant_slug", default=None)
 @pass_ctx
 def key_create(ctx: Context, name, bank_slug, scopes, tenant_slug):

@@ -66,7 +66,8 @@ class ReviewItemDetailApi(BankScopedAPIView):
 
 
 class ReviewItemDecideApi(BankScopedAPIView):
-    # People need the reviewer role (banks.review_bank), as in the dashboard; API keys need the write scope.
+    # People need the reviewer role (banks.review_bank), as in the dashboard; API keys need the review scope,
+    # which agent keys do not get by default: a review decision is a person's.
     method_access = {"POST": "review"}
     serializer_class = ReviewItemOutputSerializer
 

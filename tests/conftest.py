@@ -32,6 +32,17 @@ def forget_queue_state() -> None:
             client.delete(*keys)
 
 
+@pytest.fixture(autouse=True)
+def _fresh_person_and_address_windows():
+    """Per-person and per-address rate windows start empty in each test (every test client is 127.0.0.1)."""
+    import redis
+
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    keys = [*client.scan_iter("memoryhub:rate*auth:*"), *client.scan_iter("memoryhub:rate*user:*")]
+    if keys:
+        client.delete(*keys)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _close_recall_threads(django_db_setup, django_db_blocker):
     """Parallel recall keeps a connection per channel thread; close them before the test database is dropped."""

@@ -1,11 +1,18 @@
-"""Sign-in, sign-out and password change (Django auth, our templates)."""
+"""Sign-in, sign-out, password change and invitations (Django auth, our templates).
+
+Sign-in is throttled by django-axes (``banks.lockout``); the password page runs the
+password validators and ends a first password's forced change (``banks.sessions``).
+"""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
+from banks.web.accounts import InvitationPage, LoginPage, PasswordChangePage
+
 urlpatterns = [
-    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("login/", LoginPage.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path("password/", PasswordChangePage.as_view(), name="password_change"),
     path("password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
+    path("invitations/<str:token>/", InvitationPage.as_view(), name="invitation"),
 ]

@@ -33,7 +33,8 @@ class ApiKeyForm(forms.Form):
         choices=[(s, s) for s in API_KEY_SCOPES],
         widget=forms.CheckboxSelectMultiple,
         initial=["read", "write"],
-        help_text="read recalls; write also retains and decides reviews; admin also changes policy and keys.",
+        help_text="read recalls; write also retains; review decides review items and records analyst verdicts "
+        "(a person's gate: agents should not have it); admin does all of it and changes policy and keys.",
     )
     expires = forms.ChoiceField(choices=EXPIRY_CHOICES, required=False, label="Expires")
     expires_on = forms.DateField(
@@ -119,25 +120,20 @@ class BankDeleteForm(forms.Form):
         return data
 
 
-class AddTenantMemberForm(forms.Form):
-    """An existing account by user name or e-mail, or a new account (its first password is shown once)."""
+class InviteMemberForm(forms.Form):
+    """Whom to invite, and as what. Nothing is looked up: the invitee answers the link with an account of theirs."""
 
-    username = forms.CharField(
-        max_length=150, label="User name or e-mail", validators=[],
-        help_text="An existing account joins; otherwise tick “create” to make one with this user name.",
+    invited_as = forms.CharField(
+        max_length=254, label="Name or e-mail",
+        help_text="Whom the invitation is for; shown to them on the invitation page. Send them the link yourself.",
     )  # fmt: skip
-    email = forms.EmailField(required=False, label="E-mail for a new account")
     role = forms.ChoiceField(choices=TENANT_ROLE_CHOICES, initial="member")
-    create = forms.BooleanField(required=False, label="Create the account if there is none")
 
-    def clean(self):
-        data = super().clean()
-        name = (data.get("username") or "").strip()
-        if name:
-            data["existing"], error = find_account(name, create=bool(data.get("create")))
-            if error:
-                self.add_error("username", error)
-        return data
+    def clean_invited_as(self) -> str:
+        value = self.cleaned_data["invited_as"].strip()
+        if not value:
+            raise forms.ValidationError("Say whom the invitation is for.")
+        return value
 
 
 class TenantRoleForm(forms.Form):

@@ -1,8 +1,7 @@
 """API key pages: a bank's keys (bank admins) and the tenant's keys (tenant admins).
 
-A new key's secret is shown exactly once. The POST that issues it keeps it in the
-session for the one GET it redirects to, which takes it out again: a reload, the back
-button or another tab never shows it a second time, and only its digest is stored.
+A new key's secret is shown exactly once: in the answer to the POST that issues it
+(``Cache-Control: no-store``), never kept in the session or a cookie. Only its digest is stored.
 """
 
 from __future__ import annotations
@@ -16,8 +15,6 @@ from banks.permissions import Role
 from banks.services.api_keys import api_key_issue_and_audit, api_key_revoke_and_audit
 from banks.web.access import BankPageView, TenantPageView
 from banks.web.forms import ApiKeyForm
-
-SESSION_KEY = "dashboard-issued-api-key"
 
 
 class _ApiKeyPage:
@@ -37,10 +34,7 @@ class _ApiKeyPage:
     def back(self):
         raise NotImplementedError
 
-    def get(self, request, form=None, **kwargs):
-        issued = request.session.pop(SESSION_KEY, None)
-        if issued and issued.get("tenant") != self.tenant.pk:
-            issued = None  # issued on another tenant's page: never shown here
+    def get(self, request, form=None, issued=None, **kwargs):
         keys = list(self.keys().select_related("bank", "created_by").order_by("-created_at", "-id"))
         response = self.render(
             self.template,
@@ -72,13 +66,8 @@ class _ApiKeyPage:
             expires_at=data["expires_at"],
             rate_limit_per_minute=data["rate_limit_per_minute"],
         )
-        request.session[SESSION_KEY] = {
-            "tenant": self.tenant.pk,
-            "prefix": issued.api_key.prefix,
-            "name": issued.api_key.name,
-            "key": issued.raw_key,
-        }
-        return self.back()
+        shown = {"prefix": issued.api_key.prefix, "name": issued.api_key.name, "key": issued.raw_key}
+        return self.get(request, issued=shown)
 
 
 class BankApiKeysPage(_ApiKeyPage, BankPageView):

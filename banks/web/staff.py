@@ -7,10 +7,7 @@ to open a tenant's pages they join it as tenant admin, which is audited in that 
 
 from __future__ import annotations
 
-import secrets
-
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.contrib.auth.views import redirect_to_login
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Q
@@ -20,11 +17,11 @@ from django.views import View
 
 from audit.services import actor_of, audit_record
 from banks.models import Membership, Tenant
+from banks.services.accounts import account_create_with_first_password
 from banks.services.banks import membership_set, tenant_create
+from banks.web.accounts import no_store
 from banks.web.forms import TenantCreateForm
 from memoryhub.tenancy import tenant_scope
-
-SESSION_PASSWORD = "dashboard-new-account-password"
 
 
 class StaffTenantsPage(View):
@@ -35,7 +32,7 @@ class StaffTenantsPage(View):
             raise Http404("No such page.")
         return super().dispatch(request, *args, **kwargs)
 
-    def get(self, request, form=None):
+    def get(self, request, form=None, new_password=None):
         tenants = list(
             Tenant.objects.annotate(
                 bank_count=Count("banks", distinct=True),
@@ -44,17 +41,13 @@ class StaffTenantsPage(View):
             ).order_by("slug")
         )
         mine = set(Membership.objects.filter(user=request.user).values_list("tenant_id", flat=True))
-        return render(
+        response = render(
             request,
             "banks/staff_tenants.html",
-            {
-                "tenants": tenants,
-                "mine": mine,
-                "form": form or TenantCreateForm(),
-                "new_password": request.session.pop(SESSION_PASSWORD, None),
-            },
+            {"tenants": tenants, "mine": mine, "form": form or TenantCreateForm(), "new_password": new_password},
             status=400 if form is not None else 200,
         )
+        return no_store(response)  # a new admin's first password is in this answer once, and nowhere else
 
     def post(self, request):
         if request.POST.get("action") == "join":
@@ -75,16 +68,17 @@ class StaffTenantsPage(View):
                 with tenant_scope(tenant.pk):
                     target = f"tenant:{tenant.slug}"
                     audit_record(request=request, tenant=tenant, action="tenant.created", target=target)
-                    admin = data["existing"]
-                    if admin is None:
-                        password = secrets.token_urlsafe(12)
-                        admin = get_user_model().objects.create_user(
-                            username=data["admin"].strip(), email=data["email"], password=password
+                    admin, new_password = data["existing"], None
+                    if admin is None:  # a first password that passes the validators, to be changed at first sign-in
+                        admin, password = account_create_with_first_password(
+                            username=data["admin"].strip(), email=data["email"]
                         )
-                        request.session[SESSION_PASSWORD] = {"username": admin.get_username(), "password": password}
+                        new_password = {"username": admin.get_username(), "password": password}
                     membership_set(tenant=tenant, user=admin, role=Membership.Role.ADMIN, actor=actor_of(request))
         except IntegrityError:
             form.add_error("slug", "A tenant with this slug exists.")
             return self.get(request, form=form)
         messages.success(request, f"Tenant {tenant.slug} created with {admin.get_username()} as its admin.")
-        return redirect("banks_web:staff-tenants")
+        if new_password is None:
+            return redirect("banks_web:staff-tenants")
+        return self.get(request, new_password=new_password)

@@ -1,29 +1,32 @@
 """Tenant administration pages: the tenant's name and banks, and its members with their tenant role.
 
-Tenant admins only. A new account's first password is shown once, like an API key.
+Tenant admins only. People join by invitation: the admin gets a one-time link, shown once
+in the answer to the POST that made it (never kept in the session or a cookie), and the
+invitee accepts it. The page says the same thing whether or not an account of that name
+exists anywhere in the installation.
 """
 
 from __future__ import annotations
-
-import secrets
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Q
 from django.http import Http404
 from django.shortcuts import redirect
+from django.urls import reverse
 
 from audit.services import actor_of
-from banks.models import ApiKey, Bank, BankUserObjectPermission, Membership
+from banks.models import ApiKey, Bank, BankUserObjectPermission, Invitation, Membership
 from banks.permissions import Role
+from banks.services.accounts import invitation_close, invitation_create, invitations_open
 from banks.services.banks import bank_create_and_audit, membership_remove, membership_set, tenant_update
 from banks.web.access import TenantPageView
-from banks.web.forms import AddTenantMemberForm, BankCreateForm, BankDeleteForm, TenantForm, TenantRoleForm
+from banks.web.accounts import no_store
+from banks.web.forms import BankCreateForm, BankDeleteForm, InviteMemberForm, TenantForm, TenantRoleForm
 from beliefs.services.forget.bank import bank_forget
 from memoryhub.exceptions import BankSlugTaken
 
 ADMIN = {"GET": Role.TENANT_ADMIN, "POST": Role.TENANT_ADMIN}
-SESSION_PASSWORD = "dashboard-new-account-password"
 
 
 class TenantSettingsPage(TenantPageView):
@@ -82,11 +85,11 @@ class TenantSettingsPage(TenantPageView):
 
 
 class TenantMembersPage(TenantPageView):
-    """Members of the tenant: add (an existing account or a new one), make admin or member, remove."""
+    """Members of the tenant (make admin or member, remove) and invitations (invite, withdraw)."""
 
     roles = ADMIN
 
-    def get(self, request, tenant_slug: str, add_form=None):
+    def get(self, request, tenant_slug: str, add_form=None, invited=None, status: int = 200):
         memberships = list(
             Membership.objects.filter(tenant=self.tenant).select_related("user").order_by("user__username")
         )
@@ -105,21 +108,25 @@ class TenantMembersPage(TenantPageView):
             .order_by()
         )
         rows = [(m, bank_counts.get(m.user_id, 0), keys.get(m.user_id, 0)) for m in memberships]
-        return self.render(
+        response = self.render(
             "banks/tenant_members.html",
             {
                 "rows": rows,
-                "add_form": add_form or AddTenantMemberForm(),
-                "new_password": request.session.pop(SESSION_PASSWORD, None),
+                "add_form": add_form or InviteMemberForm(),
+                "invited": invited,
+                "invitations": list(invitations_open(tenant=self.tenant).select_related("created_by")),
                 "bank_total": len(self.page.banks),
             },
-            status=400 if add_form is not None else 200,
+            status=400 if add_form is not None else status,
         )
+        return no_store(response)  # the answer to an invitation carries its link once
 
     def post(self, request, tenant_slug: str):
         action = request.POST.get("action")
         if action == "add":
-            return self._add(request, tenant_slug)
+            return self._invite(request, tenant_slug)
+        if action == "withdraw":
+            return self._withdraw(request, tenant_slug)
         form = TenantRoleForm(request.POST)
         if action != "remove" and not form.is_valid():
             raise Http404("No such member.")
@@ -141,22 +148,28 @@ class TenantMembersPage(TenantPageView):
             messages.success(request, f"{user.get_username()} is now {what}.")
         return redirect("banks_web:tenant-members", tenant_slug=tenant_slug)
 
-    def _add(self, request, tenant_slug: str):
-        form = AddTenantMemberForm(request.POST)
+    def _invite(self, request, tenant_slug: str):
+        """The link is in this answer only; the same answer whoever ``invited_as`` names."""
+        form = InviteMemberForm(request.POST)
         if not form.is_valid():
             return self.get(request, tenant_slug, add_form=form)
         data = form.cleaned_data
-        user = data["existing"]
-        if user is None:
-            password = secrets.token_urlsafe(12)
-            user = get_user_model().objects.create_user(
-                username=data["username"].strip(), email=data["email"], password=password
-            )
-            request.session[SESSION_PASSWORD] = {"username": user.get_username(), "password": password}
-        elif Membership.objects.filter(tenant=self.tenant, user=user).exists():
-            form.add_error("username", f"{user.get_username()} is already a member.")
-            return self.get(request, tenant_slug, add_form=form)
         role = Membership.Role.ADMIN if data["role"] == "admin" else Membership.Role.ANALYST
-        membership_set(tenant=self.tenant, user=user, role=role, actor=actor_of(request))
-        messages.success(request, f"{user.get_username()} joined {self.tenant.name}. Give them roles per bank.")
+        issued = invitation_create(
+            tenant=self.tenant, invited_as=data["invited_as"], role=role, created_by=request.user,
+            actor=actor_of(request),
+        )  # fmt: skip
+        link = request.build_absolute_uri(reverse("invitation", kwargs={"token": issued.token}))
+        invited = {"invited_as": issued.invitation.invited_as, "link": link, "expires_at": issued.invitation.expires_at}
+        return self.get(request, tenant_slug, invited=invited)
+
+    def _withdraw(self, request, tenant_slug: str):
+        invitation_id = request.POST.get("invitation", "")
+        invitation = (
+            Invitation.objects.filter(tenant=self.tenant, pk=invitation_id).first() if invitation_id.isdigit() else None
+        )
+        if invitation is None:
+            raise Http404("No such invitation.")
+        if invitation_close(invitation=invitation, actor=actor_of(request), action="invitation.withdrawn"):
+            messages.success(request, f"Invitation for {invitation.invited_as} withdrawn: its link no longer works.")
         return redirect("banks_web:tenant-members", tenant_slug=tenant_slug)

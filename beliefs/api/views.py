@@ -7,7 +7,7 @@ from rest_framework import status
 from rest_framework.response import Response
 
 from audit.services import actor_of
-from banks.scoping import BankScopedAPIView
+from banks.scoping import BankScopedAPIView, require_access
 from beliefs.api.presenters import recall_payload, retain_payload
 from beliefs.api.serializers import (
     EpisodeOutputSerializer,
@@ -18,6 +18,7 @@ from beliefs.api.serializers import (
     RetainOutputSerializer,
 )
 from beliefs.engine.types import RecallFilters
+from beliefs.extractors.structured import carries_verdict_event
 from beliefs.filtersets import EpisodeFilterSet
 from beliefs.selectors.episodes import episode_get, episode_list, retain_batch_get
 from beliefs.services.defense.quarantine import episode_release
@@ -40,6 +41,11 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
 class RetainApi(BankScopedAPIView):
     def scoped_get_queryset(self):
         return episode_list(bank=self.bank)
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        if carries_verdict_event(request.data):  # a dismissal, incident or contest is a person's word
+            require_access(request, self.bank, "review")
 
     @extend_schema(
         request=RetainInputSerializer,

@@ -28,11 +28,26 @@ EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "outcome": ("account", "result"),
     "play_outcome": ("play", "segment", "result"),
 }
+# An analyst's verdict on an alert pattern: what triage suppresses or investigates on. A person's word, so
+# storing one needs the review scope or the reviewer role (banks.scoping), whichever route it comes by.
+VERDICT_EVENTS = ("dismissal", "incident", "contest")
 # Alerts, dismissals, incidents and causes name where they fired with one of these fields; an explicit
 # ``target`` (the anomaly routes write the pattern's key there) wins.
 TARGET_FIELDS = ("target", "host", "service")
 QUOTE_FIELD = "quote_field"
 EXPLICIT_FACT_FIELDS = ("subject", "predicate", "object")
+
+
+def carries_verdict_event(payload) -> bool:
+    """Whether a retain body holds an analyst verdict (``metadata.event`` in ``VERDICT_EVENTS``)."""
+    items = payload.get("items") if isinstance(payload, dict) else None
+    if not isinstance(items, list):
+        return False
+    return any(
+        isinstance(item, dict) and isinstance(item.get("metadata"), dict)
+        and item["metadata"].get("event") in VERDICT_EVENTS
+        for item in items
+    )  # fmt: skip
 
 
 def event_problems(metadata: dict) -> list[str]:

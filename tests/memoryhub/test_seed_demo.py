@@ -25,7 +25,7 @@ def test_seed_demo_builds_beliefs_and_an_answered_mental_model(settings, tmp_pat
 
 @pytest.mark.django_db(transaction=True)
 def test_seed_demo_creates_people_who_can_sign_in_and_decide_one_suppression_and_one_lesson(settings, tmp_path):
-    from django.contrib.auth import authenticate
+    from django.contrib.auth import get_user_model
 
     from banks.models import Bank
     from banks.permissions import Role, bank_roles
@@ -37,12 +37,15 @@ def test_seed_demo_creates_people_who_can_sign_in_and_decide_one_suppression_and
     call_command("seed_demo", stdout=io.StringIO())  # no second suppression, lesson or audit noise
     password = (tmp_path / "demo-analyst-password").read_text().strip()
     assert f"analyst / {password}" in out.getvalue()
-    analyst = authenticate(username="analyst", password=password)
+    analyst = get_user_model().objects.get(username="analyst")
+    assert analyst.check_password(password)
     bank = Bank.objects.get(slug="ops")
     assert bank_roles(analyst, bank.tenant) == {bank.pk: Role.REVIEWER}
     pending = ReviewItem.objects.filter(bank=bank, status="pending")
     assert sorted(pending.values_list("kind", flat=True)) == ["distillation", "suppression"]
     admin_password = (tmp_path / "demo-demo-admin-password").read_text().strip()
-    assert bank_roles(authenticate(username="demo-admin", password=admin_password), bank.tenant) == {
+    demo_admin = get_user_model().objects.get(username="demo-admin")
+    assert demo_admin.check_password(admin_password)
+    assert bank_roles(demo_admin, bank.tenant) == {
         bank.pk: Role.TENANT_ADMIN
     }

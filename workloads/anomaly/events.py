@@ -18,7 +18,7 @@ from datetime import datetime
 from audit.services import audit_record
 from banks.models import Bank
 from banks.policy import BankPolicy, bank_policy
-from beliefs.extractors.structured import QUOTE_FIELD
+from beliefs.extractors.structured import QUOTE_FIELD, VERDICT_EVENTS
 from workloads.events import record_event
 
 EVENT_TEMPLATES = {
@@ -30,7 +30,7 @@ EVENT_TEMPLATES = {
     "baseline": "Baseline of {metric} on {target}: {value}",
     "runbook": "Runbook step {step} for {signature} {outcome}",
 }
-ANALYST_EVENTS = ("dismissal", "incident", "contest")  # these need the analyst's reason
+ANALYST_EVENTS = VERDICT_EVENTS  # these need the analyst's reason, and the review scope (a person's word)
 
 
 def pattern_target(*, policy: BankPolicy, host: str | None, service: str | None) -> str:

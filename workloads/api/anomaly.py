@@ -77,6 +77,14 @@ class _AnomalyBase(BankScopedAPIView):
 
 
 class AnomalyEventApi(_AnomalyBase):
+    """Alerts and other machine events need ``write``; analyst verdicts need ``review`` (a person's gate)."""
+
+    def required_access(self):
+        data = self.request.data
+        if isinstance(data, dict) and data.get("type") in ANALYST_EVENTS:
+            return "review"
+        return super().required_access()
+
     @extend_schema(request=AnomalyEventInputSerializer, responses={201: dict})
     def post(self, request, bank_slug: str):
         data = AnomalyEventInputSerializer.parse(request.data)

@@ -147,19 +147,33 @@ DEMO_PEOPLE = [
 
 
 def _demo_password(username: str) -> str:
-    """A random password kept in the data directory (like the demo key), so a demo never runs on a known one."""
+    """A random password kept in the data directory (like the demo key), so a demo never runs on a known one.
+
+    It passes the password validators like any other; a file from an older demo that does not is replaced.
+    """
     import secrets
 
+    from django.contrib.auth import password_validation
+    from django.core.exceptions import ValidationError
+
     path = Path(settings.DATA_DIR) / f"demo-{username}-password"
+    if path.exists():
+        try:
+            password_validation.validate_password(path.read_text().strip())
+        except ValidationError:
+            path.unlink()
     if not path.exists():
-        path.write_text(secrets.token_urlsafe(9) + "\n")
+        path.write_text(secrets.token_urlsafe(12) + "\n")
         path.chmod(0o600)
     return path.read_text().strip()
 
 
 def _demo_user(username: str, password: str):
+    from django.contrib.auth import password_validation
+
     user, _ = get_user_model().objects.get_or_create(username=username)
     if not user.check_password(password):
+        password_validation.validate_password(password, user)
         user.set_password(password)
         user.save(update_fields=["password"])
     return user
