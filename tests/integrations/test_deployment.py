@@ -82,3 +82,24 @@ def test_no_secret_is_written_into_the_compose_file_or_the_image():
     assert {".env", ".data", ".git"} <= set(ignored)
     init = (ROOT / "deploy/initdb/10-memoryhub-roles.sh").read_text()
     assert "NOBYPASSRLS" in init and "PASSWORD :'" in init  # passwords from the environment, not the file
+
+
+def test_gunicorn_is_reachable_from_the_host_only_and_believes_forwarded_headers_from_the_proxy_only(compose):
+    """Port 8000 on the host's loopback (the TLS proxy's side), never on every interface; the proxy's
+    X-Forwarded-* headers are believed from the addresses both gunicorn and Django read."""
+    web = compose["services"]["web"]
+    assert web["ports"] == ["${MEMORYHUB_HOST_ADDRESS:-127.0.0.1}:${MEMORYHUB_PORT:-8000}:8000"]
+    allowed = web["environment"]["MEMORYHUB_FORWARDED_ALLOW_IPS"]
+    assert allowed.startswith("${MEMORYHUB_FORWARDED_ALLOW_IPS:-127.0.0.1,::1,")
+    assert "*" not in allowed and "0.0.0.0" not in allowed
+    import importlib
+
+    from memoryhub import gunicorn_conf
+
+    assert gunicorn_conf.forwarded_allow_ips == "127.0.0.1,::1"  # the default outside compose: loopback only
+    os.environ["MEMORYHUB_FORWARDED_ALLOW_IPS"] = "10.1.2.3"
+    try:
+        assert importlib.reload(gunicorn_conf).forwarded_allow_ips == "10.1.2.3"
+    finally:
+        del os.environ["MEMORYHUB_FORWARDED_ALLOW_IPS"]
+        importlib.reload(gunicorn_conf)

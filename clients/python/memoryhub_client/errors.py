@@ -153,6 +153,12 @@ class PermissionDenied(PermissionError_):
     code = "permission_denied"
 
 
+class ScopeRequired(PermissionDenied):
+    """The API key lacks the scope the action needs (``extra["scope"]``, e.g. ``review`` for review decisions)."""
+
+    code = "scope_required"
+
+
 class NotFound(NotFoundError):
     code = "not_found"
 
@@ -211,6 +217,12 @@ class MethodNotAllowed(BadRequestError):
 
 class BankSlugTaken(ConflictError):
     code = "bank_slug_taken"
+
+
+class BankAmbiguous(ConflictError):
+    """A person reaches this bank slug in several tenants (``extra["tenants"]``): name one."""
+
+    code = "bank_ambiguous"
 
 
 class IdempotencyKeyReused(ConflictError):

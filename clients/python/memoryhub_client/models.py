@@ -39,7 +39,7 @@ class AnomalyEventRequest(_RequestModel):
 class ApiKeyRequest(_RequestModel):
     name: str
     bank: str | None = None
-    scopes: list[Literal["read", "write", "admin"]] | None = None
+    scopes: list[Literal["read", "write", "review", "admin"]] | None = None
     expires_at: datetime | None = None
     rate_limit_per_minute: int | None = None
     tenant: str | None = None
