@@ -107,4 +107,4 @@ class InvitationPage(View):
         if invitation_accept(invitation=invitation, user=user) is None:
             return render(request, "registration/invitation_invalid.html", status=404)
         messages.success(request, f"You joined {invitation.tenant.name}.")
-        return redirect("banks_web:tenant-home", tenant_slug=invitation.tenant.slug)
+        return redirect("beliefs_tenant:tenant-home", tenant_slug=invitation.tenant.slug)
