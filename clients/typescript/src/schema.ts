@@ -1398,7 +1398,7 @@ export interface components {
         /** @enum {string} */
         ScopeEnum: "bank" | "tenant";
         /** @enum {string} */
-        ScopesEnum: "read" | "write" | "admin";
+        ScopesEnum: "read" | "write" | "review" | "admin";
         /** @enum {string} */
         StanceEnum: "supports" | "contradicts";
         /** @enum {string} */
