@@ -20,10 +20,9 @@ import sys
 from pathlib import Path
 
 import click
-from memoryhub_client import MemoryHub
-from memoryhub_client.errors import MemoryHubError
 
 from mhctl import database as db_mode
+from mhctl.hooks.commands import hook_group, hooks_group
 
 RETAIN_BATCH = 500
 
@@ -31,11 +30,14 @@ RETAIN_BATCH = 500
 class Context:
     def __init__(self, url: str | None, key: str | None, as_json: bool, use_db: bool):
         self.url, self.key, self.as_json, self.use_db = url, key, as_json, use_db
-        self._hub: MemoryHub | None = None
+        self._hub = None
 
     @property
-    def hub(self) -> MemoryHub:
+    def hub(self):
+        """The Python client (imported on first use: hooks must start fast and never need it)."""
         if self._hub is None:
+            from memoryhub_client import MemoryHub
+
             self._hub = MemoryHub(self.url, api_key=self.key)
         return self._hub
 
@@ -70,10 +72,11 @@ def tenant():
 
 @tenant.command("create")
 @click.argument("slug")
-@click.option("--name", default="")
+@click.option("--name", default="", help="Display name (default: the slug).")
 @click.option("--admin-key", is_flag=True, help="Also issue an admin API key for the new tenant.")
 @pass_ctx
 def tenant_create(ctx: Context, slug, name, admin_key):
+    """Create tenant SLUG (database mode)."""
     if not ctx.use_db:
         raise click.UsageError("tenants are created in database mode: mhctl --db tenant create SLUG")
     data = db_mode.tenant_create(slug=slug, name=name or slug, admin_key=admin_key)
@@ -87,11 +90,12 @@ def bank():
 
 @bank.command("create")
 @click.argument("slug")
-@click.option("--name", default=None)
-@click.option("--description", default=None)
+@click.option("--name", default=None, help="Display name (default: the slug).")
+@click.option("--description", default=None, help="What the bank holds.")
 @click.option("--tenant", "tenant_slug", default=None, help="Tenant slug (database mode, or people in several).")
 @pass_ctx
 def bank_create(ctx: Context, slug, name, description, tenant_slug):
+    """Create bank SLUG."""
     if ctx.use_db:
         data = db_mode.bank_create(tenant_slug=tenant_slug, slug=slug, name=name, description=description)
     else:
@@ -102,6 +106,7 @@ def bank_create(ctx: Context, slug, name, description, tenant_slug):
 @bank.command("list")
 @pass_ctx
 def bank_list(ctx: Context):
+    """List the banks this key can reach."""
     banks = list(ctx.hub.paginate(ctx.hub.banks.list))
     ctx.emit([b.model_dump(mode="json") for b in banks], "\n".join(f"{b.slug}\t{b.name}" for b in banks))
 
@@ -118,9 +123,10 @@ def key():
     "--scope", "scopes", multiple=True, type=click.Choice(["read", "write", "review", "admin"]),
     help="Repeatable. review decides review items and records analyst verdicts; agent keys need not have it.",
 )  # fmt: skip
-@click.option("--tenant", "tenant_slug", default=None)
+@click.option("--tenant", "tenant_slug", default=None, help="Tenant slug (database mode, or people in several).")
 @pass_ctx
 def key_create(ctx: Context, name, bank_slug, scopes, tenant_slug):
+    """Issue API key NAME (the secret is shown once)."""
     scopes = list(scopes) or ["read", "write"]
     if ctx.use_db:
         data = db_mode.key_create(tenant_slug=tenant_slug, name=name, bank_slug=bank_slug, scopes=scopes)
@@ -131,9 +137,10 @@ def key_create(ctx: Context, name, bank_slug, scopes, tenant_slug):
 
 @key.command("revoke")
 @click.argument("prefix")
-@click.option("--tenant", "tenant_slug", default=None)
+@click.option("--tenant", "tenant_slug", default=None, help="Tenant slug (database mode, or people in several).")
 @pass_ctx
 def key_revoke(ctx: Context, prefix, tenant_slug):
+    """Revoke the API key with PREFIX."""
     if ctx.use_db:
         db_mode.key_revoke(tenant_slug=tenant_slug, prefix=prefix)
     else:
@@ -161,7 +168,7 @@ def _read_items(path: Path):
 
 @cli.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--bank", "bank_slug", required=True)
+@click.option("--bank", "bank_slug", required=True, help="Bank to retain into.")
 @pass_ctx
 def retain(ctx: Context, file: Path, bank_slug):
     """Retain a JSONL or CSV file of items, in batches (re-running it stores nothing twice)."""
@@ -182,8 +189,8 @@ def retain(ctx: Context, file: Path, bank_slug):
 
 @cli.command()
 @click.argument("query")
-@click.option("--bank", "bank_slug", required=True)
-@click.option("--budget", "budget_tokens", type=int, default=512, show_default=True)
+@click.option("--bank", "bank_slug", required=True, help="Bank to recall from.")
+@click.option("--budget", "budget_tokens", type=int, default=512, show_default=True, help="Token budget of the answer.")
 @pass_ctx
 def recall(ctx: Context, query, bank_slug, budget_tokens):
     """Recall under a token budget."""
@@ -196,7 +203,7 @@ def recall(ctx: Context, query, bank_slug, budget_tokens):
 @cli.command()
 @click.argument("subject")
 @click.option("--bank", "bank_slug", default=None, help="One bank; without it, the whole tenant (admin key).")
-@click.option("--tenant", "tenant_slug", default=None)
+@click.option("--tenant", "tenant_slug", default=None, help="Tenant slug (database mode, or people in several).")
 @pass_ctx
 def erase(ctx: Context, subject, bank_slug, tenant_slug):
     """Erase every episode of SUBJECT and everything derived from them."""
@@ -208,7 +215,7 @@ def erase(ctx: Context, subject, bank_slug, tenant_slug):
 
 
 @cli.command("export")
-@click.option("--bank", "bank_slug", required=True)
+@click.option("--bank", "bank_slug", required=True, help="Bank to export.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Default: stdout.")
 @click.option("--no-embeddings", is_flag=True, help="Leave vectors out (smaller; the importer re-embeds).")
 @pass_ctx
@@ -222,8 +229,11 @@ def export(ctx: Context, bank_slug, output, no_embeddings):
 
 @cli.command("import")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--bank", "bank_slug", required=True)
-@click.option("--format", "source_format", type=click.Choice(["memoryhub", "jsonl", "mem0"]), default="memoryhub")
+@click.option("--bank", "bank_slug", required=True, help="Bank to import into.")
+@click.option(
+    "--format", "source_format", type=click.Choice(["memoryhub", "jsonl", "mem0"]), default="memoryhub",
+    show_default=True, help="memoryhub: an export; jsonl: retain items; mem0: a mem0 export.",
+)  # fmt: skip
 @click.option(
     "--batch", "batch_lines", type=int, default=1000, show_default=True, help="Lines per all-or-nothing batch."
 )
@@ -264,6 +274,15 @@ def mcp(click_ctx):
     mcp_main(args)
 
 
+cli.add_command(hooks_group)
+cli.add_command(hook_group)
+
+
+def _is_client_error(exc: Exception) -> bool:
+    errors = sys.modules.get("memoryhub_client.errors")  # loaded only if the client was used
+    return errors is not None and isinstance(exc, errors.MemoryHubError)
+
+
 def main(argv: list[str] | None = None) -> None:
     try:
         cli.main(args=argv, prog_name="mhctl", standalone_mode=False)
@@ -272,7 +291,9 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(exc.exit_code) from None
     except click.exceptions.Abort:
         raise SystemExit(1) from None
-    except MemoryHubError as exc:
+    except Exception as exc:
+        if not _is_client_error(exc):
+            raise
         click.echo(json.dumps({"code": exc.code, "detail": exc.detail, "extra": exc.extra}) if "--json" in (
             argv if argv is not None else sys.argv) else f"error: {exc}", err=True)  # fmt: skip
         raise SystemExit(2) from None
