@@ -23,6 +23,7 @@ import click
 
 from mhctl import database as db_mode
 from mhctl.hooks.commands import hook_group, hooks_group
+from mhctl.probe.commands import probe
 
 RETAIN_BATCH = 500
 
@@ -276,6 +277,7 @@ def mcp(click_ctx):
 
 cli.add_command(hooks_group)
 cli.add_command(hook_group)
+cli.add_command(probe)
 
 
 def _is_client_error(exc: Exception) -> bool:

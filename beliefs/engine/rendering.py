@@ -40,9 +40,14 @@ def render_item(item: dict) -> str:
 def render_prompt(
     items: Sequence[dict], *, budget_tokens: int, count_tokens: Callable[[str], int]
 ) -> tuple[str, int, int]:
-    """The fenced rendering of as many leading items as fit in ``budget_tokens``: (text, tokens, items)."""
+    """The fenced rendering of as many leading items as fit in ``budget_tokens``: (text, tokens, items).
+
+    A budget too small for the fence itself gets nothing (``"", 0, 0``), never more than it allows.
+    """
     parts = [_NOTICE]
     used = count_tokens(_NOTICE + f"\n{RECALL_FENCE} end")
+    if used > budget_tokens:
+        return "", 0, 0
     included = 0
     for item in items:
         block = render_item(item)
