@@ -7,7 +7,7 @@ that decides where work goes).
 import os
 
 from celery import Celery
-from celery.signals import task_prerun
+from celery.signals import task_prerun, worker_init
 
 from memoryhub.queues.routing import celery_config
 from memoryhub.queues.sending import release_coalesced
@@ -23,3 +23,11 @@ app.autodiscover_tasks()
 @task_prerun.connect(weak=False)
 def _release_coalesced(sender=None, kwargs=None, **_):
     release_coalesced(getattr(sender, "name", ""), kwargs or {})
+
+
+@worker_init.connect(weak=False)
+def _start_tracing(**_):
+    """Traces from this worker when OTEL_* asks for them (pool processes forked later inherit the set-up)."""
+    from memoryhub.tracing import configure
+
+    configure(service_name="memoryhub-worker")

@@ -40,7 +40,7 @@ from beliefs.selectors.episodes import (
     episodes_matching,
     ids_in,
 )
-from memoryhub import metrics
+from memoryhub import metrics, tracing
 from memoryhub.embeddings import cross_encoder_scores, embed_query
 from memoryhub.tenancy import REQUEST_TRANSACTION_DEPTH, set_session_tenant
 from memoryhub.tokens import count_tokens
@@ -83,18 +83,20 @@ class _Runner:
         self.parallel = parallel
         self.tenant_id = tenant_id
         self.timings: dict[str, float] = {}
+        self.trace_parent = tracing.current_context()  # channel spans on pool threads join the recall's trace
 
     def submit(self, name: str, fn: Callable, **kwargs):
         def timed():
             started = time.perf_counter()
-            try:
-                if not self.parallel:
-                    return fn(**kwargs)
-                _check_thread_connection()
-                _scope_thread_session(self.tenant_id)
-                return fn(**kwargs)
-            finally:
-                self.timings[name] = round((time.perf_counter() - started) * 1000, 2)
+            with tracing.recall_stage(name, self.trace_parent) as stage:
+                try:
+                    if not self.parallel:
+                        return stage.done(fn(**kwargs))
+                    _check_thread_connection()
+                    _scope_thread_session(self.tenant_id)
+                    return stage.done(fn(**kwargs))
+                finally:
+                    self.timings[name] = round((time.perf_counter() - started) * 1000, 2)
 
         if self.parallel:
             return _EXECUTOR.submit(timed)
@@ -260,6 +262,7 @@ def _with_thread_neighbours(bank, pool, *, filters, as_of):
     return pool, neighbours
 
 
+@tracing.traced_recall
 def recall(
     *,
     bank: Bank,
@@ -288,6 +291,7 @@ def recall(
     embed_started = time.perf_counter()
     query_vector = embed_query(query)
     runner.timings["embed"] = round((time.perf_counter() - embed_started) * 1000, 2)
+    tracing.record_stage("embed", embed_started)
     pending = {}
     # One read of the bank's size decides exact vs HNSW search for every vector channel.
     exact = semantic.bank_is_small(bank)
@@ -403,6 +407,7 @@ def recall(
         if draft.derived is not None or draft.ranked.candidate.item_id in details
     )
     runner.timings["rank_and_pack"] = round((time.perf_counter() - channels_done) * 1000, 2)
+    tracing.record_stage("rank_and_pack", channels_done, **{"memoryhub.recall.packed": len(items)})
     result = RecallResult(
         items=items,
         budget_tokens=budget_tokens,
