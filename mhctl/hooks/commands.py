@@ -4,19 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import sys
 from pathlib import Path
 
 import click
 
-from mhctl.hooks import install as installer
-from mhctl.hooks import items, spool
-from mhctl.hooks.fastpath import recall_context
-from mhctl.hooks.payloads import TOOLS, HookInput, context_answer, parse, quiet_answer
-
-DEFAULT_URL = "http://127.0.0.1:8000"
+from mhctl.hooks import handlers, spool
+from mhctl.hooks.payloads import TOOLS
 
 
 def _default_executable() -> str:
@@ -46,6 +41,8 @@ def hooks_group():
 @click.pass_obj
 def hooks_install(ctx, tool, bank_slug, scope, project_dir, executable, dry_run, force, yes):
     """Merge the hook configuration for TOOL into its settings file, showing the diff first."""
+    from mhctl.hooks import install as installer
+
     path = installer.settings_path(tool, scope, project_dir.resolve())
     try:
         plan = installer.plan_install(
@@ -74,11 +71,15 @@ def hooks_install(ctx, tool, bank_slug, scope, project_dir, executable, dry_run,
 @click.pass_obj
 def hooks_uninstall(ctx, tool, scope, project_dir, dry_run, yes):
     """Remove MemoryHub's hooks for TOOL, keeping every other hook and setting."""
+    from mhctl.hooks import install as installer
+
     plan = installer.plan_uninstall(tool, installer.settings_path(tool, scope, project_dir.resolve()))
     _apply(ctx, plan, dry_run=dry_run, yes=yes, tool=tool)
 
 
-def _apply(ctx, plan: installer.Plan, *, dry_run: bool, yes: bool, tool: str) -> None:
+def _apply(ctx, plan, *, dry_run: bool, yes: bool, tool: str) -> None:
+    from mhctl.hooks import install as installer
+
     if not plan.changed:
         ctx.emit({"path": str(plan.path), "changed": False}, f"{plan.path}: already up to date")
         return
@@ -112,39 +113,11 @@ def _hook_options(function):
     return click.option("--bank", "bank_slug", envvar="MEMORYHUB_BANK", default="", help=_BANK_HELP)(function)
 
 
-def _read_payload(tool: str | None) -> HookInput:
-    return parse(sys.stdin.read() if not sys.stdin.isatty() else "", tool)
-
-
-def _url(ctx) -> str:
-    return (ctx.url or os.environ.get("MEMORYHUB_URL") or DEFAULT_URL).rstrip("/")
-
-
-def _key(ctx) -> str | None:
-    return ctx.key or os.environ.get("MEMORYHUB_API_KEY")
-
-
-def _spool(bank: str, *made) -> None:
-    spool.append([{"bank": bank, "item": item} for item in made if item is not None])
-
-
-def _start_flush(ctx) -> None:
-    """A flush in its own session, so the agent never waits for it (nor for the service)."""
-    import subprocess
-
-    env = {**os.environ, "MEMORYHUB_URL": _url(ctx)}
-    if _key(ctx):
-        env["MEMORYHUB_API_KEY"] = _key(ctx)
-    subprocess.Popen(
-        [sys.executable, "-m", "mhctl.main", "hook", "flush", "--if-idle"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True, close_fds=True, env=env,
-    )  # fmt: skip
-
-
-def _answer(text: str) -> None:
-    if text:
-        click.echo(text)
+def _run(ctx, event: str, bank_slug: str, tool: str | None, **options) -> None:
+    raw = sys.stdin.read() if not sys.stdin.isatty() else ""
+    answer = handlers.run_event(event, raw, tool=tool, bank=bank_slug, url=ctx.url, key=ctx.key, **options)
+    if answer:
+        click.echo(answer)
 
 
 @hook_group.command("session-start")
@@ -155,12 +128,7 @@ def _answer(text: str) -> None:
 @click.pass_obj
 def hook_session_start(ctx, bank_slug, tool, budget, query, timeout):
     """Answer with the bank's fenced context for this project; replay spooled items in the background."""
-    hook = _read_payload(tool)
-    query = query or f"{hook.project}: decisions, conventions, open problems and recent work"
-    context = recall_context(url=_url(ctx), key=_key(ctx), bank=bank_slug, query=query, budget=budget, timeout=timeout)
-    _answer(context_answer(hook, "session-start", context))
-    if spool.pending_exists():
-        _start_flush(ctx)
+    _run(ctx, "session-start", bank_slug, tool, budget=budget, query=query, timeout=timeout)
 
 
 @hook_group.command("user-prompt")
@@ -170,14 +138,7 @@ def hook_session_start(ctx, bank_slug, tool, budget, query, timeout):
 @click.pass_obj
 def hook_user_prompt(ctx, bank_slug, tool, budget, timeout):
     """Answer with the bank's fenced context for the prompt (Claude Code, Codex); spool the prompt."""
-    hook = _read_payload(tool)
-    context = ""
-    if hook.tool != "cursor":  # Cursor's beforeSubmitPrompt cannot add context; its sessionStart does
-        context = recall_context(url=_url(ctx), key=_key(ctx), bank=bank_slug, query=hook.prompt, budget=budget,
-                                 timeout=timeout)  # fmt: skip
-    _answer(context_answer(hook, "user-prompt", context))
-    if bank_slug:
-        _spool(bank_slug, items.prompt_item(hook))
+    _run(ctx, "user-prompt", bank_slug, tool, budget=budget, timeout=timeout)
 
 
 @hook_group.command("post-tool")
@@ -185,10 +146,7 @@ def hook_user_prompt(ctx, bank_slug, tool, budget, timeout):
 @click.pass_obj
 def hook_post_tool(ctx, bank_slug, tool):
     """Spool what a tool call did (sent with the turn's end)."""
-    hook = _read_payload(tool)
-    if bank_slug:
-        _spool(bank_slug, items.tool_item(hook))
-    _answer(quiet_answer(hook))
+    _run(ctx, "post-tool", bank_slug, tool)
 
 
 @hook_group.command("stop")
@@ -197,12 +155,7 @@ def hook_post_tool(ctx, bank_slug, tool):
 @click.pass_obj
 def hook_stop(ctx, bank_slug, tool, no_flush):
     """Spool the agent's reply and send the turn in the background."""
-    hook = _read_payload(tool)
-    if bank_slug:
-        _spool(bank_slug, items.response_item(hook))
-        if not no_flush:
-            _start_flush(ctx)
-    _answer(quiet_answer(hook))
+    _run(ctx, "stop", bank_slug, tool, no_flush=no_flush)
 
 
 @hook_group.command("flush")
@@ -210,18 +163,18 @@ def hook_stop(ctx, bank_slug, tool, no_flush):
 @click.pass_obj
 def hook_flush(ctx, if_idle):
     """Send spooled items now; what cannot be sent stays spooled (idempotency keys make replays harmless)."""
-    report = spool.flush(_sender(ctx), blocking=not if_idle)
+    report = spool.flush(_sender(*handlers.connection(ctx.url, ctx.key)), blocking=not if_idle)
     data = {"sent": report.sent, "created": report.created, "left": report.left, "rejected": report.rejected,
             "busy": report.busy, "errors": report.errors[:5]}  # fmt: skip
     ctx.emit(data, "another flush is running" if report.busy else
              f"{report.sent} sent ({report.created} new), {report.left} left, {report.rejected} rejected")  # fmt: skip
 
 
-def _sender(ctx):
+def _sender(url: str, key: str | None):
     from memoryhub_client import MemoryHub
     from memoryhub_client import errors as client_errors
 
-    hub = MemoryHub(_url(ctx), api_key=_key(ctx), timeout=15.0, max_retries=1)
+    hub = MemoryHub(url, api_key=key, timeout=15.0, max_retries=1)
 
     def send(bank: str, batch: list[dict]) -> int:
         # The same items make the same batch key: a replayed batch gets the first answer back.

@@ -11,7 +11,6 @@ import hashlib
 import json
 import time
 from datetime import UTC, datetime
-from typing import Any
 
 from mhctl.hooks.payloads import HookInput
 
@@ -48,7 +47,7 @@ def response_item(hook: HookInput) -> dict | None:
     return _item(hook, role="assistant", content=hook.response, provenance="agent") if hook.response.strip() else None
 
 
-def _text(value: Any, limit: int) -> str:
+def _text(value: object, limit: int) -> str:
     if value is None:
         return ""
     if isinstance(value, str):

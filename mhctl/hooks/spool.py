@@ -18,7 +18,6 @@ import json
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 
 BATCH_ITEMS = 100
@@ -101,14 +100,13 @@ class Unavailable(Exception):
     """The service could not take the items now (down, rate limited, not authorised yet): retry later."""
 
 
-@dataclass
 class FlushReport:
-    sent: int = 0
-    created: int = 0
-    left: int = 0
-    rejected: int = 0
-    busy: bool = False
-    errors: list[str] = field(default_factory=list)
+    """What one flush did (a plain class: hooks import this module, and dataclasses are slow to import)."""
+
+    def __init__(self):
+        self.sent = self.created = self.left = self.rejected = 0
+        self.busy = False
+        self.errors: list[str] = []
 
 
 def flush(

@@ -271,3 +271,35 @@ def test_hooks_never_fail_the_agent_on_an_empty_or_broken_payload(agent_home):
                                 env=env, capture_output=True, text=True, timeout=60)  # fmt: skip
         assert result.returncode == 0 and result.stdout == "", (event, result.stderr)
     assert shutil.which("bash")
+
+
+def test_the_fast_entry_and_the_click_command_answer_alike(transactional_db, live_server, agent_home):
+    caller = make_caller()
+    retain_texts(caller.bank, ["billing-api deploys to staging with ./scripts/deploy.sh staging."])
+    env = hook_env(agent_home, live_server.url, caller.raw_key)
+    for event in ("session-start", "user-prompt"):
+        args = ["hook", event, "--tool", "codex", "--bank", caller.bank.slug, "--budget", "300"]
+        fast = run_hook(" ".join([MHCTL, *args]), payload("codex", event), env).stdout
+        click_path = run_hook(
+            " ".join([sys.executable, "-m", "mhctl.main", *args]), payload("codex", event), env
+        ).stdout
+        assert fast == click_path and "deploy.sh staging" in fast
+
+
+@pytest.mark.parametrize(
+    ("argv", "fast"),
+    [
+        (["hook", "user-prompt", "--tool", "cursor", "--bank", "ops", "--budget=300"], True),
+        (["hook", "stop", "--no-flush", "--bank", "ops"], True),
+        (["hook", "user-prompt", "--help"], False),  # help comes from click
+        (["hook", "user-prompt", "--budget", "many"], False),  # click reports the bad value
+        (["hook", "user-prompt", "--tool", "vim"], False),
+        (["hook", "flush"], False),
+        (["--url", "http://x", "hook", "stop"], False),
+        (["recall", "q"], False),
+    ],
+)
+def test_the_fast_entry_takes_only_what_it_fully_understands(argv, fast):
+    from mhctl.entry import fast_arguments
+
+    assert (fast_arguments(argv) is not None) is fast

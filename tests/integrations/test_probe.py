@@ -73,7 +73,7 @@ def _no_budget(monkeypatch):
 
 
 def _no_erasure(monkeypatch):
-    monkeypatch.setattr("beliefs.services.forget.episodes_delete", lambda **kwargs: {})
+    monkeypatch.setattr("beliefs.services.forget.subjects.episodes_delete", lambda **kwargs: {})
 
 
 def _no_rate_headers(monkeypatch):
