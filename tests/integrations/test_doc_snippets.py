@@ -215,6 +215,17 @@ def _check_agents(stage: Stage, output: str) -> None:
     copied = set(_episodes("ops-copy").values_list("content", flat=True))
     assert "Queued: the db-01 backup window moved to 03:00." in copied  # the export carried the async retain along
     assert not _episodes().filter(subject="user:dana").exists()  # erased at the end
+    settings = json.loads((stage.cwd / ".claude" / "settings.json").read_text())  # the hooks snippet
+    assert "mhctl hook user-prompt --tool claude-code --bank ops" in json.dumps(settings["hooks"]["UserPromptSubmit"])
+    assert "«memory-recall»" in _printed(output, "hookSpecificOutput")["hookSpecificOutput"]["additionalContext"]
+    prompt = "is disk latency on db-01 during the backup a known pattern?"
+    assert _episodes().filter(source="claude-code", provenance="user", content=prompt).count() == 1
+
+
+def _check_guarantees(stage: Stage, output: str) -> None:
+    report = json.loads((stage.cwd / "probe.json").read_text())
+    assert report["passed"] and {c["name"] for c in report["checks"]} >= {"isolation", "fence", "erasure", "budget"}
+    assert not Bank.objects.filter(slug__startswith="mhprobe-").exists()
 
 
 def _check_export_import(stage: Stage, output: str) -> None:
@@ -252,6 +263,7 @@ CHECKS: dict[str, Callable[[Stage, str], None]] = {
     "docs/concepts/beliefs.md": _check_beliefs,
     "docs/concepts/governance.md": _check_governance,
     "docs/concepts/memory-defense.md": _check_memory_defense,
+    "docs/operations/guarantees.md": _check_guarantees,
 }
 
 
