@@ -11,8 +11,9 @@ context travels in the task message's headers, so extraction and consolidation c
 retain share its trace), psycopg statements and Redis commands; recall adds one span per
 stage and channel with the figures ``explain`` reports.
 
-When off, nothing of OpenTelemetry is imported: ``recall_stage`` hands back one shared
-object whose methods do nothing, and ``traced_recall`` calls straight through.
+When off, none of it is loaded (no tracer provider, exporter or instrumentation; recent
+redis clients import parts of the OpenTelemetry API by themselves): ``recall_stage`` hands
+back one shared object whose methods do nothing, and ``traced_recall`` calls straight through.
 """
 
 from __future__ import annotations
