@@ -206,6 +206,21 @@ class ImportFormatUnknown(MemoryHubError):
     default_detail = "Unknown import format; use memoryhub, jsonl or mem0."
 
 
+class ImportTrustRequiresAdmin(MemoryHubError):
+    status_code = status.HTTP_403_FORBIDDEN
+    default_code = "import_trust_requires_admin"
+    default_detail = (
+        "trust_file=true takes beliefs, evidence, plays and review decisions from the file as they are: "
+        "it needs the admin scope (a tenant admin). Without it, import re-derives them from the episodes."
+    )
+
+
+class ImportTooLarge(MemoryHubError):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "import_too_large"
+    default_detail = "The import is larger than the server accepts; 'extra.limit' says which limit (line or body)."
+
+
 class LLMError(MemoryHubError):
     """The configured LLM failed, timed out or answered with something unusable."""
 

@@ -239,8 +239,13 @@ def export(ctx: Context, bank_slug, output, no_embeddings):
     "--batch", "batch_lines", type=int, default=1000, show_default=True, help="Lines per all-or-nothing batch."
 )
 @click.option("--apply-settings", is_flag=True, help="Copy the export's bank policy and background (admin).")
+@click.option(
+    "--trust-file",
+    is_flag=True,
+    help="Take beliefs, facts, plays and review decisions from the file as they are (admin key; audited).",
+)
 @pass_ctx
-def import_(ctx: Context, file: Path, bank_slug, source_format, batch_lines, apply_settings):
+def import_(ctx: Context, file: Path, bank_slug, source_format, batch_lines, apply_settings, trust_file):
     """Import an export, a JSONL of retain items, or a mem0 export."""
     total = sum(1 for _ in file.open("rb")) if source_format != "mem0" else None
     with click.progressbar(length=total or 1, label="importing", file=sys.stderr) as bar:
@@ -252,7 +257,7 @@ def import_(ctx: Context, file: Path, bank_slug, source_format, batch_lines, app
 
         result = ctx.hub.portability.import_file(
             bank_slug, file, format=source_format, batch_lines=batch_lines, apply_settings=apply_settings,
-            progress=progress,
+            trust_file=trust_file, progress=progress,
         )  # fmt: skip
     created = ", ".join(f"{n} {kind}" for kind, n in result.get("created", {}).items()) or "nothing new"
     ctx.emit(result, f"{result.get('lines', 0)} lines imported: {created}")

@@ -19,6 +19,7 @@ importing server whose embedding model differs recomputes them.
 from __future__ import annotations
 
 import base64
+import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -41,17 +42,22 @@ RECORD_TYPES = (
     "mental_model",
 )
 FACT_KEY_FIELDS = ("episode", "subject_key", "predicate", "object_key", "negated")
-#: Free-text fields Memory Defense scans on import, per record type.
+#: Fields Memory Defense scans on import, per record type: the display text and the keys built from it
+#: (a fact's or belief's subject and object keys, a belief's key, and every reference to those keys, so a
+#: reference still matches the key it names once both are redacted the same way).
 TEXT_FIELDS = {
     "episode": ("content", "metadata"),
-    "fact": ("subject", "object", "statement", "quote"),
-    "belief": ("subject", "object", "statement"),
-    "evidence": ("quote",),
-    "belief_version": ("old_statement", "new_statement"),
-    "review_item": ("title", "body", "comment", "payload"),
-    "play": ("text",),
+    "fact": ("subject", "subject_key", "object", "object_key", "statement", "quote"),
+    "fact_invalidation": ("fact", "invalidated_by"),
+    "belief": ("key", "subject", "subject_key", "object", "object_key", "statement"),
+    "evidence": ("belief", "fact", "quote"),
+    "belief_version": ("belief", "old_statement", "new_statement"),
+    "review_item": ("title", "body", "comment", "payload", "belief"),
+    "play": ("text", "play", "segment", "signature"),
     "mental_model": ("question",),
 }
+#: Inside a fact reference (``{episode, subject_key, predicate, object_key, negated}``), the fields scanned.
+FACT_KEY_TEXT = ("subject_key", "object_key")
 
 # field -> (python types accepted, required)
 _STR, _INT, _NUM, _BOOL = (str,), (int,), (int, float), (bool,)
@@ -182,6 +188,19 @@ def check_record(data: Any) -> str:
         if data[name] is not None:
             data[name] = parse_time(data[name], f"{kind}.{name}")
     return kind
+
+
+class NotJSONNumber(ValueError):
+    """``NaN``, ``Infinity`` or ``-Infinity``: Python's ``json`` reads them, JSON has no such numbers."""
+
+
+def _no_constant(name: str):
+    raise NotJSONNumber(f"{name} is not a JSON number")
+
+
+def loads(raw: bytes) -> Any:
+    """One line's JSON. ``NaN`` and ``Infinity`` are refused (the API's own parser refuses them too)."""
+    return json.loads(raw, parse_constant=_no_constant)
 
 
 def parse_time(value: Any, name: str) -> datetime:

@@ -2,7 +2,8 @@
 
 A review item's payload cites episodes and beliefs by database id. On export each id
 under a known key becomes ``{"episode": <dedupe key>}`` or ``{"belief": <belief key>}``;
-on import those become the new bank's ids again (an unknown reference becomes None).
+on import those become the new bank's ids again (an unknown reference becomes None, and a
+raw id from a file is dropped).
 """
 
 from __future__ import annotations
@@ -35,13 +36,27 @@ def payload_to_refs(value: Any, *, episodes: dict[int, str], beliefs: dict[int, 
 
 
 def payload_from_refs(value: Any, *, episodes: dict[str, int], beliefs: dict[str, int]) -> Any:
+    """``value`` with every reference under an id key replaced by this bank's id, or None when it names nothing here.
+
+    A raw number under an id key is never carried over: it is another bank's database id (or a
+    forged one) and would point at an unrelated row of this bank. Lists of ids keep the resolved ones.
+    """
+
+    def resolve(node: Any) -> Any:
+        if isinstance(node, list):
+            return [i for i in (resolve_one(item) for item in node) if i is not None]
+        return resolve_one(node)
+
+    def resolve_one(node: Any) -> int | None:
+        if isinstance(node, dict) and set(node) == {"episode"} and isinstance(node["episode"], str):
+            return episodes.get(node["episode"])
+        if isinstance(node, dict) and set(node) == {"belief"} and isinstance(node["belief"], str):
+            return beliefs.get(node["belief"])
+        return None
+
     def walk(node: Any) -> Any:
         if isinstance(node, dict):
-            if set(node) == {"episode"} and isinstance(node["episode"], str):
-                return episodes.get(node["episode"])
-            if set(node) == {"belief"} and isinstance(node["belief"], str):
-                return beliefs.get(node["belief"])
-            return {k: walk(v) for k, v in node.items()}
+            return {k: resolve(v) if k in EPISODE_KEYS | BELIEF_KEYS else walk(v) for k, v in node.items()}
         if isinstance(node, list):
             return [walk(i) for i in node]
         return node

@@ -32,7 +32,7 @@ def lesson_support(*, bank: Bank, items: list[ReviewItem]) -> dict[int, dict]:
     Two queries for the whole page, however many lessons it shows.
     """
     lessons = [item for item in items if item.kind == ReviewItem.Kind.DISTILLATION]
-    episode_ids = {i for item in lessons for i in (item.payload.get("evidence_episode_ids") or [])}
+    episode_ids = {i for item in lessons for i in _ids(item.payload.get("evidence_episode_ids"))}
     episodes = {
         e.pk: e for e in Episode.objects.filter(bank=bank, pk__in=episode_ids).only("id", "content", "occurred_at")
     }
@@ -54,12 +54,19 @@ def lesson_support(*, bank: Bank, items: list[ReviewItem]) -> dict[int, dict]:
         key = (item.payload.get("play"), item.payload.get("segment"))
         stats = outcomes.get(key, {})
         support[item.pk] = {
-            "episodes": [episodes[i] for i in (item.payload.get("evidence_episode_ids") or []) if i in episodes],
+            "episodes": [episodes[i] for i in _ids(item.payload.get("evidence_episode_ids")) if i in episodes],
             "retained": stats.get("retained", 0),
             "churned": stats.get("churned", 0),
             "pending": stats.get("pending", 0),
         }
     return support
+
+
+def _ids(values) -> list[int]:
+    """The database ids in a payload's id list (a stored payload may hold anything; the page must still render)."""
+    if not isinstance(values, list):
+        return []
+    return [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
 
 
 def triage_panel(*, bank: Bank) -> dict:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from beliefs.engine.rendering import render_prompt
+from beliefs.engine.rendering import known_flags, render_prompt
 from beliefs.engine.types import PackedItem, RecallResult
 from beliefs.services.retain import RetainResult
 from memoryhub.tokens import count_tokens
@@ -29,7 +29,8 @@ def _item(item: PackedItem, explain: bool) -> dict:
         "score": round(item.score, 6),
         "channels": list(item.channels),
         "untrusted": True,
-        "flags": list(item.flags),
+        # Only known injection families leave the server (a stored column may hold anything an old import put there).
+        "flags": known_flags(list(item.flags)),
         "trimmed": item.trimmed,
         "provenance": {
             "episode_ids": list(item.episode_ids) if item.kind != "episode" else [item.item_id, *item.duplicates],

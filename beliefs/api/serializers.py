@@ -7,12 +7,13 @@ import json
 from django.conf import settings
 from rest_framework import serializers
 
+from beliefs.engine.rendering import SOURCE_PATTERN
 from beliefs.extractors.structured import event_problems
 from beliefs.models import Episode, Provenance, RetainBatch
 from memoryhub.serializers import StrictInputSerializer
 
 _LIMITS = settings.MEMORYHUB
-_SOURCE = r"^[A-Za-z0-9][A-Za-z0-9_.:\-/]{0,63}$"
+_SOURCE = SOURCE_PATTERN
 
 
 class RetainItemInputSerializer(StrictInputSerializer):

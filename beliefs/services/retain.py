@@ -294,7 +294,7 @@ def _store(
     tokens = {item.content: count_tokens(item.content) for item in items}
     erased = erased_subjects(bank=bank, subjects={item.subject for item in items if item.subject})
     hashes = [hashlib.sha256(item.content.encode()).hexdigest() for item in items]
-    echoes = _echo_sources(bank, items, keys, hashes)
+    echoes = echo_sources(bank, items, keys, hashes)
     rows = []
     seen: set[str] = set()
     for item, key, content_hash in zip(items, keys, hashes, strict=True):
@@ -343,7 +343,7 @@ def _store(
     return outcomes, sum(tokens[item.content] for item in items)
 
 
-def _echo_sources(bank: Bank, items: list[RetainItem], keys: list[str], hashes: list[str]) -> dict[str, int | None]:
+def echo_sources(bank: Bank, items: list[RetainItem], keys: list[str], hashes: list[str]) -> dict[str, int | None]:
     """Items that repeat what recall handed out: keyed by dedupe key, with the episode they echo when known.
 
     An agent-written item whose text equals a stored episode's, or any item carrying the

@@ -110,6 +110,12 @@ def get_item(mapping, key):
     return (mapping or {}).get(key)
 
 
+@register.filter
+def row_id(value) -> int | None:
+    """``value`` when it can be a database id (a positive int), else None: stored JSON may hold anything."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
 def highlight_spans(text: str, spans) -> SafeString:
     """``text`` escaped, each ``(start, end, css_class[, element_id])`` span wrapped in ``<mark>``.
 

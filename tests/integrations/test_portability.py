@@ -109,8 +109,9 @@ def test_round_trip_into_a_new_bank_recalls_the_same_and_keeps_belief_histories(
     target_hub = hub_for(target.raw_key)
     progress = []
     totals = target_hub.portability.import_lines(
-        target.bank.slug, lines, batch_lines=7, apply_settings=True, progress=lambda n, t: progress.append(n)
-    )
+        target.bank.slug, lines, batch_lines=7, apply_settings=True, trust_file=True,
+        progress=lambda n, t: progress.append(n),
+    )  # fmt: skip
     assert totals["settings_applied"] and progress[-1] == len(lines) and len(progress) == -(-(len(lines) - 1) // 7)
     source, copy = caller.bank, target.bank
     copy.refresh_from_db()
@@ -125,7 +126,7 @@ def test_round_trip_into_a_new_bank_recalls_the_same_and_keeps_belief_histories(
     assert strip(MentalModel.objects.get(bank=copy).answer) == strip(MentalModel.objects.get(bank=source).answer)
     assert Play.objects.get(bank=copy).review_item.status == "accepted"
 
-    again = target_hub.portability.import_lines(target.bank.slug, lines, batch_lines=50)
+    again = target_hub.portability.import_lines(target.bank.slug, lines, batch_lines=50, trust_file=True)
     assert again["created"] == {} and again["duplicates"]["episode"] == Episode.objects.filter(bank=source).count()
 
 
@@ -155,8 +156,10 @@ def test_a_reference_to_an_unknown_episode_is_a_bad_line(hub, caller):
         hub.portability.import_lines(caller.bank.slug, ['{"content": "x"}', json.dumps(record)])
     assert bad.value.extra["line"] == 1 and "unknown record type" in bad.value.detail  # a plain item is not a record
     with pytest.raises(errors.ImportLineInvalid) as bad:
-        hub.portability.import_lines(caller.bank.slug, [json.dumps(record)])
+        hub.portability.import_lines(caller.bank.slug, [json.dumps(record)], trust_file=True)
     assert bad.value.extra["line"] == 1 and "not in this bank" in bad.value.detail
+    untrusted = hub.portability.import_lines(caller.bank.slug, [json.dumps(record)])  # facts are derived, not read
+    assert untrusted["held_back"] == {"fact": 1} and untrusted["created"] == {} and not Fact.objects.exists()
 
 
 def test_mem0_export_imports_as_episodes_once(hub, caller, tmp_path):

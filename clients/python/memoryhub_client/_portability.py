@@ -36,10 +36,17 @@ def _is_header(line: bytes) -> bool:
     return line.lstrip().startswith(b"{") and b'"header"' in line[:200] and json.loads(line).get("type") == "header"
 
 
-def chunks(lines: Iterable[str | bytes | dict], *, batch_lines: int, format: str) -> Iterator[tuple[int, bytes, int]]:
+#: A request carries at most this many bytes of lines (the server caps a request without the admin scope at 64 MiB).
+BATCH_BYTES = 8 * 1024 * 1024
+
+
+def chunks(
+    lines: Iterable[str | bytes | dict], *, batch_lines: int, format: str, batch_bytes: int = BATCH_BYTES
+) -> Iterator[tuple[int, bytes, int]]:
     """``(line_offset, body, line_count)`` per request; line numbers are the file's, from 1."""
     header: bytes | None = None
     current: list[bytes] = []
+    size = 0
     first_line = 1
     number = 0
     for number, raw in enumerate(lines, start=1):
@@ -49,10 +56,11 @@ def chunks(lines: Iterable[str | bytes | dict], *, batch_lines: int, format: str
             first_line = 2
             continue
         current.append(line)
-        if len(current) >= batch_lines:
+        size += len(line) + 1
+        if len(current) >= batch_lines or size >= batch_bytes:
             yield _chunk(header, current, first_line)
             first_line = number + 1
-            current = []
+            current, size = [], 0
     if current or (header is not None and number == 1):
         yield _chunk(header, current, first_line)
 
@@ -89,7 +97,9 @@ def _looks_like_jsonl(path: Path) -> bool:
     return isinstance(value, dict) and ("memory" in value or "type" in value or "content" in value)
 
 
-def _import_call(bank: str, body: bytes, offset: int, *, format: str, batch_size: int, apply_settings: bool) -> Call:
+def _import_call(
+    bank: str, body: bytes, offset: int, *, format: str, batch_size: int, apply_settings: bool, trust_file: bool
+) -> Call:
     from memoryhub_client._resources import _bank_path
 
     params = {
@@ -98,6 +108,8 @@ def _import_call(bank: str, body: bytes, offset: int, *, format: str, batch_size
         "batch_size": batch_size,
         "apply_settings": apply_settings,
     }
+    if trust_file:
+        params["trust_file"] = True
     return Call(
         "POST",
         _bank_path(bank, "import"),
@@ -111,12 +123,13 @@ def _import_call(bank: str, body: bytes, offset: int, *, format: str, batch_size
 def _add(totals: dict, answer: dict) -> None:
     for key in ("lines", "records", "batches"):
         totals[key] = totals.get(key, 0) + answer.get(key, 0)
-    for key in ("created", "duplicates", "redacted"):
+    for key in ("created", "duplicates", "redacted", "held_back"):
         counter = Counter(totals.get(key, {}))
         counter.update(answer.get(key, {}))
         totals[key] = dict(sorted(counter.items()))
     totals["settings_applied"] = totals.get("settings_applied", False) or answer.get("settings_applied", False)
     totals["extraction_queued"] = totals.get("extraction_queued", False) or answer.get("extraction_queued", False)
+    totals["trusted"] = answer.get("trusted", totals.get("trusted", False))
 
 
 class Portability:
@@ -152,15 +165,22 @@ class Portability:
         format: str = "memoryhub",
         batch_lines: int = 1000,
         apply_settings: bool = False,
+        trust_file: bool = False,
         progress: Progress | None = None,
     ) -> dict:
-        """Import ``lines`` (records, retain items or mem0 memories) and return the summed counts."""
+        """Import ``lines`` (records, retain items or mem0 memories) and return the summed counts.
+
+        The server treats the file as untrusted: beliefs and other derived records are recomputed from
+        the episodes, review decisions and plays wait for a person. ``trust_file=True`` (admin key only,
+        audited) takes them from the file as they are, as when moving a bank you exported.
+        """
         totals: dict = {"format": format}
         done = 0
         for offset, body, count in chunks(lines, batch_lines=batch_lines, format=format):
             call = _import_call(
-                bank, body, offset, format=format, batch_size=batch_lines + 1, apply_settings=apply_settings
-            )
+                bank, body, offset, format=format, batch_size=batch_lines + 1, apply_settings=apply_settings,
+                trust_file=trust_file,
+            )  # fmt: skip
             _add(totals, self._client._transport.execute(call))
             done += count
             if progress is not None:
@@ -190,14 +210,16 @@ class AsyncPortability:
         format: str = "memoryhub",
         batch_lines: int = 1000,
         apply_settings: bool = False,
+        trust_file: bool = False,
         progress: Progress | None = None,
     ) -> dict:
         totals: dict = {"format": format}
         done = 0
         for offset, body, count in chunks(lines, batch_lines=batch_lines, format=format):
             call = _import_call(
-                bank, body, offset, format=format, batch_size=batch_lines + 1, apply_settings=apply_settings
-            )
+                bank, body, offset, format=format, batch_size=batch_lines + 1, apply_settings=apply_settings,
+                trust_file=trust_file,
+            )  # fmt: skip
             _add(totals, await self._client._transport.execute(call))
             done += count
             if progress is not None:

@@ -135,6 +135,12 @@ class ImportFormatUnknown(BadRequestError):
     code = "import_format_unknown"
 
 
+class ImportTooLarge(PayloadTooLarge):
+    """A line or the whole body of an import is over the server's limit (``extra["limit"]``: line or body)."""
+
+    code = "import_too_large"
+
+
 class MemoryDefenseBlocked(BadRequestError):
     """The bank's Memory Defense policy blocks sensitive data (``extra`` lists kinds, never values)."""
 
@@ -157,6 +163,12 @@ class ScopeRequired(PermissionDenied):
     """The API key lacks the scope the action needs (``extra["scope"]``, e.g. ``review`` for review decisions)."""
 
     code = "scope_required"
+
+
+class ImportTrustRequiresAdmin(PermissionError_):
+    """``trust_file=True`` needs the admin scope."""
+
+    code = "import_trust_requires_admin"
 
 
 class NotFound(NotFoundError):

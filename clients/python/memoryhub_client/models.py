@@ -267,12 +267,14 @@ class Fact(_Model):
 
 class ImportCounts(_Model):
     format: str
+    trusted: bool = Field(description="The file was trusted (trust_file by an admin).")
     lines: int
     records: int
     batches: int
     created: dict[str, int]
     duplicates: dict[str, int]
     redacted: dict[str, int]
+    held_back: dict[str, int] = Field(description="Records of an untrusted file not written as they are: derived records the workers recompute from the episodes, review decisions (the items arrive pending), plays (they arrive as pending lessons).")
     settings_applied: bool
     extraction_queued: bool
 

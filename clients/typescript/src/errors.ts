@@ -120,6 +120,10 @@ export class ImportLineInvalid extends BadRequestError {
 export class ImportFormatUnknown extends BadRequestError {
   static override readonly code = "import_format_unknown";
 }
+/** A line or the whole body of an import is over the server's limit (`extra.limit`: line or body). */
+export class ImportTooLarge extends BadRequestError {
+  static override readonly code = "import_too_large";
+}
 /** The bank's Memory Defense policy blocks sensitive data (`extra` lists kinds, never values). */
 export class MemoryDefenseBlocked extends BadRequestError {
   static override readonly code = "memory_defense_blocked";
@@ -132,6 +136,10 @@ export class AuthenticationFailed extends AuthenticationError {
 }
 export class PermissionDenied extends ForbiddenError {
   static override readonly code = "permission_denied";
+}
+/** `trustFile: true` needs the admin scope. */
+export class ImportTrustRequiresAdmin extends ForbiddenError {
+  static override readonly code = "import_trust_requires_admin";
 }
 export class NotFound extends NotFoundError {
   static override readonly code = "not_found";
@@ -226,12 +234,13 @@ type ErrorClass = typeof MemoryHubError;
 const CODE_CLASSES: ErrorClass[] = [
   ValidationError, MalformedRequest, UnsupportedMediaType, NotAcceptable, PayloadTooLarge, UriTooLong,
   HeadersTooLarge, MethodNotAllowed, InvalidPolicy, TenantRequired, LessonWithoutEvidence, ReviewDecisionInvalid,
-  OutcomeAccountMismatch, OutcomeBeforeIntervention, ImportLineInvalid, ImportFormatUnknown, MemoryDefenseBlocked,
-  NotAuthenticated, AuthenticationFailed, PermissionDenied, NotFound, BankNotFound, EpisodeNotFound, BatchNotFound,
-  FactNotFound, BeliefNotFound, MentalModelNotFound, ErasureRequestNotFound, ApiKeyNotFound, InterventionNotFound,
-  ReviewItemNotFound, PlayNotFound, TriageDecisionNotFound, BankSlugTaken, IdempotencyKeyReused,
-  MentalModelNameTaken, ReviewItemAlreadyDecided, InterventionAlreadyScored, RateLimited, EmbeddingUnavailable,
-  DatabaseUnavailable, LLMFailed, MethodNotImplemented, InternalServerError,
+  OutcomeAccountMismatch, OutcomeBeforeIntervention, ImportLineInvalid, ImportFormatUnknown, ImportTooLarge,
+  MemoryDefenseBlocked, NotAuthenticated, AuthenticationFailed, PermissionDenied, ImportTrustRequiresAdmin, NotFound,
+  BankNotFound, EpisodeNotFound, BatchNotFound, FactNotFound, BeliefNotFound, MentalModelNotFound,
+  ErasureRequestNotFound, ApiKeyNotFound, InterventionNotFound, ReviewItemNotFound, PlayNotFound,
+  TriageDecisionNotFound, BankSlugTaken, IdempotencyKeyReused, MentalModelNameTaken, ReviewItemAlreadyDecided,
+  InterventionAlreadyScored, RateLimited, EmbeddingUnavailable, DatabaseUnavailable, LLMFailed, MethodNotImplemented,
+  InternalServerError,
 ];
 
 /** code -> error class, for every code the server documents. */

@@ -18,6 +18,9 @@ import type { ImportCounts } from "./types.js";
 export const NDJSON = "application/x-ndjson";
 export type ImportFormat = "memoryhub" | "jsonl" | "mem0";
 export type ImportLine = string | Record<string, unknown>;
+/** A request carries at most this many bytes of lines (the server caps a request without the admin scope at 64 MiB). */
+export const BATCH_BYTES = 8 * 1024 * 1024;
+const encoder = new TextEncoder();
 
 export interface ImportOptions {
   format?: ImportFormat;
@@ -25,6 +28,11 @@ export interface ImportOptions {
   batchLines?: number;
   /** Apply the bank settings of a MemoryHub export's header (default false). */
   applySettings?: boolean;
+  /**
+   * Take beliefs, facts, plays and review decisions from the file as they are (admin key only, audited;
+   * default false: the server derives them again from the episodes and people decide the review items).
+   */
+  trustFile?: boolean;
   /** Called after each request with the lines sent so far and the summed counts. */
   onProgress?: (linesDone: number, totals: ImportCounts) => void;
 }
@@ -63,9 +71,11 @@ export async function* chunks(
   lines: Iterable<ImportLine> | AsyncIterable<ImportLine>,
   batchLines: number,
   format: ImportFormat,
+  batchBytes: number = BATCH_BYTES,
 ): AsyncGenerator<Chunk> {
   let header: string | undefined;
   let current: string[] = [];
+  let size = 0;
   let firstLine = 1;
   let number = 0;
   for await (const raw of lines) {
@@ -77,10 +87,12 @@ export async function* chunks(
       continue;
     }
     current.push(line);
-    if (current.length >= batchLines) {
+    size += encoder.encode(line).length + 1;
+    if (current.length >= batchLines || size >= batchBytes) {
       yield chunk(header, current, firstLine);
       firstLine = number + 1;
       current = [];
+      size = 0;
     }
   }
   if (current.length > 0 || (header !== undefined && number === 1)) yield chunk(header, current, firstLine);
@@ -89,12 +101,14 @@ export async function* chunks(
 function emptyTotals(format: string): ImportCounts {
   return {
     format,
+    trusted: false,
     lines: 0,
     records: 0,
     batches: 0,
     created: {},
     duplicates: {},
     redacted: {},
+    held_back: {},
     settings_applied: false,
     extraction_queued: false,
   };
@@ -109,12 +123,14 @@ function addCounts(into: Record<string, number>, from: Record<string, number> | 
 function add(totals: ImportCounts, answer: ImportCounts): ImportCounts {
   return {
     format: totals.format,
+    trusted: Boolean(answer.trusted ?? totals.trusted),
     lines: totals.lines + (answer.lines ?? 0),
     records: totals.records + (answer.records ?? 0),
     batches: totals.batches + (answer.batches ?? 0),
     created: addCounts(totals.created, answer.created),
     duplicates: addCounts(totals.duplicates, answer.duplicates),
     redacted: addCounts(totals.redacted, answer.redacted),
+    held_back: addCounts(totals.held_back, answer.held_back),
     settings_applied: totals.settings_applied || Boolean(answer.settings_applied),
     extraction_queued: totals.extraction_queued || Boolean(answer.extraction_queued),
   };
@@ -166,6 +182,7 @@ export class Portability {
           line_offset: piece.lineOffset,
           batch_size: batchLines + 1,
           apply_settings: options.applySettings ?? false,
+          ...(options.trustFile ? { trust_file: true } : {}),
         },
         body: piece.body,
         headers: { "Content-Type": NDJSON },

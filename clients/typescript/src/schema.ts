@@ -966,6 +966,7 @@ export interface components {
         };
         ImportCounts: {
             format: string;
+            trusted: boolean;
             lines: number;
             records: number;
             batches: number;
@@ -976,6 +977,9 @@ export interface components {
                 [key: string]: number;
             };
             redacted: {
+                [key: string]: number;
+            };
+            held_back: {
                 [key: string]: number;
             };
             settings_applied: boolean;
@@ -5944,6 +5948,7 @@ export interface operations {
                 batch_size?: number;
                 line_offset?: number;
                 source_format?: "jsonl" | "mem0" | "memoryhub";
+                trust_file?: boolean;
             };
             header?: never;
             path: {

@@ -21,8 +21,10 @@ test("a bank exported as JSON lines imports into another bank in batches, once",
   const progress = [];
   const totals = await hub.portability.importLines(copy, lines, {
     batchLines: 4,
+    trustFile: true, // an admin moving a bank it exported: beliefs come as they are
     onProgress: (done) => progress.push(done),
   });
+  assert.equal(totals.trusted, true);
   assert.equal(progress.at(-1), lines.length);
   assert.equal(progress.length, Math.ceil((lines.length - 1) / 4));
   assert.equal(totals.batches, progress.length);
@@ -31,9 +33,15 @@ test("a bank exported as JSON lines imports into another bank in batches, once",
   const beliefs = await hub.beliefs.list(copy);
   assert.equal(beliefs.results[0].proof_count, 3);
 
-  const again = await hub.portability.importText(copy, `${lines.join("\n")}\n`, { batchLines: 50 });
+  const again = await hub.portability.importText(copy, `${lines.join("\n")}\n`, { batchLines: 50, trustFile: true });
   assert.deepEqual(again.created, {});
   assert.equal(again.duplicates.episode, 3);
+
+  const untrusted = await newBank(hub, "untrusted");
+  const held = await hub.portability.importLines(untrusted, lines, { batchLines: 50 });
+  assert.equal(held.trusted, false);
+  assert.equal(held.created.belief, undefined);
+  assert.equal(held.held_back.belief, 1); // derived again from the episodes by the workers
 
   const lean = [];
   for await (const line of hub.portability.exportLines(SEEDED, { embeddings: false })) lean.push(line);
