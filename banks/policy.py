@@ -13,8 +13,10 @@ typed, validated ``BankPolicy`` so services never read raw JSON:
   half-life after it.
 - ``background.paused`` (default false) and ``background.max_episodes_per_run`` (default
   2000): stop or throttle extraction and consolidation for this bank.
-- ``llm.extract`` (default false) and ``llm.monthly_token_cap`` (default none): use the
-  configured LLM for extraction, and stop using it once the bank spent the cap this month.
+- ``llm.extract`` (default false), ``llm.reflect`` (default false) and ``llm.monthly_token_cap``
+  (default none): send episode text to the configured LLM for extraction, send the question
+  and the memory lines it cites to it for ``reflect``'s wording, and stop both once the bank
+  spent the cap this month. With both off no bank memory leaves for the LLM provider.
 - ``defense.mode`` (``off``, ``redact`` — the default — or ``block``) and
   ``defense.ip_addresses`` (``off``, ``public`` — the default — or ``all``; ``true``/``false`` mean
   ``all``/``off``): Memory Defense at retain. By default globally routable addresses, which can
@@ -49,6 +51,7 @@ class BankPolicy:
     background_paused: bool = False
     max_episodes_per_run: int = 2000
     llm_extract: bool = False
+    llm_reflect: bool = False
     llm_monthly_token_cap: int | None = None
     defense_mode: str = "redact"
     defense_ip_addresses: str = "public"
@@ -82,7 +85,7 @@ _SHAPE = {
     "disposition": {"skepticism": (float, 0.0, 1.0), "literalism": (float, 0.0, 1.0)},
     "decay": {"horizon_days": (float, 1.0, 3650.0), "half_life_days": (float, 1.0, 3650.0)},
     "background": {"paused": (bool, None, None), "max_episodes_per_run": (int, 10, 100000)},
-    "llm": {"extract": (bool, None, None), "monthly_token_cap": (int, 0, 10**12)},
+    "llm": {"extract": (bool, None, None), "reflect": (bool, None, None), "monthly_token_cap": (int, 0, 10**12)},
     "defense": {
         "mode": (str, None, ("off", "redact", "block")),
         "ip_addresses": ("ip", None, ("off", "public", "all")),
@@ -170,6 +173,7 @@ def bank_policy(bank) -> BankPolicy:
         background_paused=bool(background.get("paused", defaults.background_paused)),
         max_episodes_per_run=int(background.get("max_episodes_per_run", defaults.max_episodes_per_run)),
         llm_extract=bool(llm.get("extract", defaults.llm_extract)),
+        llm_reflect=bool(llm.get("reflect", defaults.llm_reflect)),
         llm_monthly_token_cap=llm.get("monthly_token_cap", defaults.llm_monthly_token_cap),
         defense_mode=defense.get("mode", defaults.defense_mode),
         defense_ip_addresses=_ip_mode(defense.get("ip_addresses", defaults.defense_ip_addresses)),

@@ -29,7 +29,7 @@ SECTIONS: dict[str, tuple[str, str]] = {
     "churn": ("Churn plays", "Horizons and attribution of intervention outcomes."),
     "distillation": ("Distillation", "Whether lessons may be accepted without a person."),
     "background": ("Background work", "Extraction and consolidation for this bank."),
-    "llm": ("Language model", "Optional LLM extraction (needs MEMORYHUB_LLM_* settings)."),
+    "llm": ("Language model", "Optional LLM extraction and reflect answers (need MEMORYHUB_LLM_* settings)."),
 }
 
 # "section.key" -> (label, help, BankPolicy attribute holding the default)
@@ -72,8 +72,12 @@ FIELDS: dict[str, tuple[str, str, str]] = {
     "background.max_episodes_per_run": (
         "Episodes per run", "The throttle for one extraction run.", "max_episodes_per_run"),
     "llm.extract": ("Extract with the LLM", "Free text goes to the configured model.", "llm_extract"),
+    "llm.reflect": (
+        "Answer reflect with the LLM", "The question and the memory lines it cites go to the configured model.",
+        "llm_reflect"),
     "llm.monthly_token_cap": (
-        "Monthly token cap", "Empty: no cap. Past it extraction falls back to rules.", "llm_monthly_token_cap"),
+        "Monthly token cap", "Empty: no cap. Past it extraction falls back to rules and reflect to a cited summary.",
+        "llm_monthly_token_cap"),
 }  # fmt: skip
 
 NULLABLE = {"llm.monthly_token_cap", "distillation.auto_accept_min_outcomes"}

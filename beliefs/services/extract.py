@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import date
 
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from banks.models import Bank
 from banks.policy import BankPolicy, bank_policy
 from beliefs.extractors import FactDraft, llm, rules, structured
-from beliefs.models import BankUsage, Episode, Fact, RetainBatch
+from beliefs.models import Episode, Fact, RetainBatch
+from beliefs.services.llm_usage import llm_under_cap, llm_usage_record
 from memoryhub import metrics
 from memoryhub.embeddings import embed_texts
 from memoryhub.exceptions import LLMError
@@ -103,38 +103,16 @@ def _drafts_for(bank: Bank, policy: BankPolicy, episode: Episode) -> tuple[list[
     drafts = structured.extract(episode.content, metadata)
     if metadata.get("event"):
         return drafts, 0, 0  # a typed event says what it means; its free text is a rendering of it
-    if policy.llm_extract and llm.llm_configured() and _under_cap(bank, policy):
+    if policy.llm_extract and llm.llm_configured() and llm_under_cap(bank=bank, policy=policy):
         try:
             llm_drafts, usage = llm.extract(episode.content)
         except LLMError as exc:
             logger.warning("LLM extraction failed for episode %s (%s); using rules", episode.pk, exc.extra)
-            _record_usage(bank, calls=1, failures=1)
+            llm_usage_record(bank=bank, calls=1, failures=1)
             return drafts + rules.extract(episode.content, speaker=episode.subject), 1, 1
-        _record_usage(bank, calls=1, tokens_in=usage.tokens_in, tokens_out=usage.tokens_out)
+        llm_usage_record(bank=bank, calls=1, tokens_in=usage.tokens_in, tokens_out=usage.tokens_out)
         return drafts + llm_drafts, 1, 0
     return drafts + rules.extract(episode.content, speaker=episode.subject), 0, 0
-
-
-def _period() -> date:
-    return timezone.now().date().replace(day=1)
-
-
-def _under_cap(bank: Bank, policy: BankPolicy) -> bool:
-    if policy.llm_monthly_token_cap is None:
-        return True
-    usage = BankUsage.objects.filter(bank=bank, period=_period()).first()
-    spent = (usage.llm_tokens_in + usage.llm_tokens_out) if usage else 0
-    return spent < policy.llm_monthly_token_cap
-
-
-def _record_usage(bank: Bank, *, calls: int, failures: int = 0, tokens_in: int = 0, tokens_out: int = 0) -> None:
-    usage, _ = BankUsage.objects.get_or_create(bank=bank, period=_period(), defaults={"tenant_id": bank.tenant_id})
-    BankUsage.objects.filter(pk=usage.pk).update(
-        llm_calls=F("llm_calls") + calls,
-        llm_failures=F("llm_failures") + failures,
-        llm_tokens_in=F("llm_tokens_in") + tokens_in,
-        llm_tokens_out=F("llm_tokens_out") + tokens_out,
-    )
 
 
 def _fact_row(bank: Bank, episode: Episode, draft: FactDraft, vector) -> Fact:

@@ -2,8 +2,11 @@
 
 Order: a mental model whose standing question matches (a stored read), then beliefs
 close to the question, then recall over episodes for whatever budget is left. The
-answer is written by the configured LLM when there is one, otherwise it is a
-structured summary of the cited lines themselves. Either way every line cites a
+answer is written by the configured LLM when the bank allows it, otherwise it is a
+structured summary of the cited lines themselves. The LLM is asked only when the
+bank's policy says so (``llm.reflect``, off by default) and the bank is under its
+monthly token cap (``llm.monthly_token_cap``); each call is added to the bank's
+``BankUsage``, the same count extraction spends from. Either way every line cites a
 mental model, belief or episode, and with nothing to cite the answer says so
 (``supported: false``) rather than guessing. Context never exceeds ``budget_tokens``.
 """
@@ -17,9 +20,11 @@ from django.conf import settings
 from pgvector.django import CosineDistance
 
 from banks.models import Bank
+from banks.policy import bank_policy
 from beliefs.channels.derived import LIVE_BELIEF_STATUSES
 from beliefs.extractors import llm
 from beliefs.models import Belief, MentalModel
+from beliefs.services.llm_usage import llm_under_cap, llm_usage_record
 from beliefs.services.mental_models import belief_citation, render_belief_line
 from beliefs.services.recall import recall
 from memoryhub.embeddings import embed_query
@@ -112,12 +117,16 @@ def reflect(*, bank: Bank, question: str, budget_tokens: int) -> ReflectResult:
     if not lines:
         return result
     result.answer = "Based on the bank's memory:\n" + "\n".join(text for text, _ in lines)
-    if llm.llm_configured():
-        _llm_answer(result, question, lines)
+    policy = bank_policy(bank)
+    if policy.llm_reflect and llm.llm_configured():
+        if llm_under_cap(bank=bank, policy=policy):
+            _llm_answer(bank, result, question, lines)
+        else:
+            result.notes.append("LLM not used: the bank reached its monthly token cap; structured summary returned")
     return result
 
 
-def _llm_answer(result: ReflectResult, question: str, lines: list[tuple[str, dict]]) -> None:
+def _llm_answer(bank: Bank, result: ReflectResult, question: str, lines: list[tuple[str, dict]]) -> None:
     numbered = "\n".join(f"[{n}] {text}" for n, (text, _) in enumerate(lines, 1))
     schema = {
         "type": "object",
@@ -125,12 +134,14 @@ def _llm_answer(result: ReflectResult, question: str, lines: list[tuple[str, dic
         "required": ["answer", "cited"],
     }
     try:
-        parsed, _ = llm.chat_json(
+        parsed, usage = llm.chat_json(
             system=_ANSWER_SYSTEM, user=f"Question: {question}\n\nMemory:\n{numbered}", schema=schema
         )
     except LLMError as exc:
+        llm_usage_record(bank=bank, calls=1, failures=1)
         result.notes.append(f"LLM unavailable ({exc.extra.get('reason')}); structured summary returned")
         return
+    llm_usage_record(bank=bank, calls=1, tokens_in=usage.tokens_in, tokens_out=usage.tokens_out)
     cited = [n for n in parsed.get("cited") or [] if isinstance(n, int) and 1 <= n <= len(lines)]
     answer = parsed.get("answer")
     if not isinstance(answer, str) or not answer.strip() or not cited:

@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class FakeOpenAI:
-    """``POST /v1/chat/completions``: answers "You live in <city>." when a message names a city it knows."""
+    """``POST /v1/chat/completions``: answers "You live in <city>." when a message names a city it knows.
+
+    ``reply``, when given, writes the answer instead: it gets the request body and returns the message content.
+    """
 
     CITIES = ("Berlin", "Lisbon")
 
-    def __init__(self):
+    def __init__(self, reply: Callable[[dict], str] | None = None):
         self.requests: list[dict] = []
+        self.reply = reply
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -23,6 +28,8 @@ class FakeOpenAI:
                 seen = " ".join(m["content"] for m in body["messages"] if isinstance(m.get("content"), str))
                 city = next((c for c in fake.CITIES if c in seen), None)
                 reply = f"You live in {city}." if city else "I do not know where you live."
+                if fake.reply is not None:
+                    reply = fake.reply(body)
                 payload = {
                     "id": f"chatcmpl-{len(fake.requests)}",
                     "object": "chat.completion",

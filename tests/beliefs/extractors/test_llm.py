@@ -142,6 +142,8 @@ def test_bank_without_llm_extract_never_calls_the_llm(fake_llm, caller):
 def test_reflect_uses_the_llm_for_wording_but_keeps_citations(fake_llm, caller):
     from tests.beliefs.consolidation_helpers import T0, days, dismissal, remember
 
+    caller.bank.policy = {"llm": {"reflect": True}}
+    caller.bank.save()
     remember(caller.bank, [dismissal("DiskIOHigh", "db-3", T0 + days(n)) for n in range(3)])
     fake_llm.reply = lambda body: {"answer": "DiskIOHigh on db-3 is benign [1].", "cited": [1]}
     body = caller.client.post(
