@@ -131,6 +131,14 @@ class ErasureRequestNotFound(MemoryHubError):
     default_detail = "No such erasure request."
 
 
+class ErasureAliasTooShort(MemoryHubError):
+    default_code = "erasure_alias_too_short"
+    default_detail = (
+        "An erasure alias needs at least 4 letters or digits (or a phone number): a shorter one would redact every "
+        "matching word in the bank for good. 'extra.aliases' lists the positions of the refused aliases."
+    )
+
+
 class ApiKeyNotFound(MemoryHubError):
     status_code = status.HTTP_404_NOT_FOUND
     default_code = "api_key_not_found"

@@ -23,13 +23,19 @@ from memoryhub.serializers import StrictInputSerializer
 
 
 class ErasureRequestInputSerializer(StrictInputSerializer):
-    subject = serializers.CharField(max_length=255, help_text="The episodes' `subject` to erase (case-insensitive).")
+    subject = serializers.CharField(
+        max_length=255,
+        help_text="The episodes' `subject` to erase, compared after case and Unicode folding and whitespace "
+        "normalisation; it leaves a tombstone that keeps every spelling of it out.",
+    )
     aliases = serializers.ListField(
-        child=serializers.CharField(min_length=2, max_length=255),
+        child=serializers.CharField(max_length=255),
         required=False,
         max_length=20,
-        help_text="Other names and identifiers of the subject (e-mail, phone, account id): their mentions in other "
-        "subjects' episodes are redacted in place to `[erased]`, and what was derived from them rebuilt.",
+        help_text="Other names and identifiers of the subject (e-mail, phone, account id), each with at least 4 "
+        "letters or digits (`erasure_alias_too_short` otherwise): episodes filed under them are erased and "
+        "tombstoned like the subject's, their mentions in other subjects' episodes are redacted in place to "
+        "`[erased]`, and what was derived from them rebuilt.",
     )
     bank = serializers.CharField(required=False, max_length=63, help_text="Bank slug; omit to erase tenant-wide.")
     tenant = serializers.CharField(required=False, max_length=63, help_text="Tenant slug (people in several tenants).")

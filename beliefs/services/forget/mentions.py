@@ -15,12 +15,17 @@ in place by ``[erased]``:
 
 Matching is case-insensitive and tolerant of separators: ``Zora Lemaire`` matches
 ``zora-lemaire``; a phone number matches with any grouping (its last ten digits), so
-``+1 (415) 555-0100`` matches ``415.555.0100``.
+``+1 (415) 555-0100`` matches ``415.555.0100``. Terms are read in their Unicode
+compatibility form, so ``Ｚｏｒａ`` looks for ``zora``.
+
+An alias needs ``MIN_ALIAS_CHARACTERS`` letters or digits, or a phone number: matching
+is by whole words, so an alias such as ``ok`` or ``is`` would rewrite most of a bank.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from django.db.models import Model, Q, TextField
@@ -31,7 +36,24 @@ from beliefs.models import Belief, BeliefVersion, Entity, Episode, Evidence, Fac
 from beliefs.services.rederive import ERASED, episodes_rederive
 from reviews.models import ReviewItem
 
+MIN_ALIAS_CHARACTERS = 4
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def _phone_digits(term: str) -> str:
+    """The digits of ``term`` when it reads as a phone number (7 or more digits, mostly digits), else ``""``."""
+    digits = re.sub(r"\D", "", term)
+    if len(digits) >= 7 and len(digits) >= 0.6 * len(re.sub(r"\s", "", term)):
+        return digits
+    return ""
+
+
+def alias_too_short(alias: str) -> bool:
+    """Whether ``alias`` has fewer than ``MIN_ALIAS_CHARACTERS`` letters or digits (a phone number never is)."""
+    term = unicodedata.normalize("NFKC", alias or "").strip()
+    if _phone_digits(term):
+        return False
+    return sum(len(token) for token in _TOKEN.findall(term)) < MIN_ALIAS_CHARACTERS
 
 
 @dataclass(frozen=True)
@@ -74,9 +96,9 @@ class MentionMatcher:
 
 def _core(term: str) -> str:
     """A separator-tolerant pattern for ``term``: its word pieces, or for a phone number its last ten digits."""
-    term = (term or "").strip()
-    digits = re.sub(r"\D", "", term)
-    if len(digits) >= 7 and len(digits) >= 0.6 * len(re.sub(r"\s", "", term)):
+    term = unicodedata.normalize("NFKC", term or "").strip()
+    digits = _phone_digits(term)
+    if digits:
         # The national number in any grouping, with or without a country code in front.
         return "(?:[0-9]{1,3}[^0-9]{0,3})?" + "[^0-9]{0,3}".join(digits[-10:])
     tokens = _TOKEN.findall(term.lower())

@@ -105,6 +105,10 @@ class InvalidPolicy(BadRequestError):
     code = "invalid_policy"
 
 
+class ErasureAliasTooShort(BadRequestError):
+    code = "erasure_alias_too_short"
+
+
 class TenantRequired(BadRequestError):
     code = "tenant_required"
 

@@ -206,7 +206,7 @@ class Episode(_Model):
 
 
 class ErasureRequestRequest(_RequestModel):
-    subject: str = Field(description="The episodes' `subject` to erase (case-insensitive).")
+    subject: str = Field(description="The episodes' `subject` to erase, compared after case and Unicode folding and whitespace normalisation; it leaves a tombstone that keeps every spelling of it out.")
     aliases: list[str] | None = None
     bank: str | None = None
     tenant: str | None = None
