@@ -14,6 +14,7 @@ from django.utils import timezone
 from audit.services import audit_record
 from banks.models import Bank
 from banks.policy import bank_policy
+from beliefs.defense.apply import values_defend
 from beliefs.models import Episode, Play
 from memoryhub.embeddings import embed_texts
 from memoryhub.exceptions import LessonWithoutEvidence
@@ -27,6 +28,7 @@ def lessons_submit(*, bank: Bank, lessons: list[dict], session: str = "", actor:
     Each is audited as submitted by ``actor`` when one is given.
     """
     policy = bank_policy(bank)
+    lessons, session = values_defend(bank=bank, value=[lessons, session], field="lessons")
     for index, lesson in enumerate(lessons):
         ids = lesson.get("evidence_episode_ids") or []
         if ids and Episode.objects.filter(bank=bank, pk__in=ids).count() != len(set(ids)):

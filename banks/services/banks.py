@@ -14,6 +14,7 @@ from guardian.shortcuts import assign_perm
 
 from banks.models import Bank, BankUserObjectPermission, Membership, Tenant
 from memoryhub.exceptions import BankSlugTaken
+from memoryhub.text_defense import text_defend
 
 if TYPE_CHECKING:
     from beliefs.models import DefenseRescan
@@ -53,6 +54,7 @@ def bank_create(
     created_by=None,
 ) -> Bank:
     """Create a bank in ``tenant``; its creator (a person) may read and write it."""
+    description, background = text_defend(bank=None, value=[description, background], field="bank", policy=policy or {})
     try:
         with transaction.atomic():
             bank = Bank.objects.create(
@@ -144,6 +146,8 @@ def bank_create_and_audit(*, request=None, tenant: Tenant, slug: str, created_by
 def bank_update(*, bank: Bank, **fields) -> Bank:
     """Change a bank's name, description, background or policy (the policy is replaced whole)."""
     allowed = {"name", "description", "background", "policy"}
+    texts = {name: fields[name] for name in ("description", "background") if name in fields}
+    fields = {**fields, **text_defend(bank=bank, value=texts, field="bank", policy=fields.get("policy"))}
     changed = [name for name in fields if name in allowed]
     for name in changed:
         setattr(bank, name, fields[name])

@@ -16,6 +16,7 @@ from pgvector.django import CosineDistance
 
 from audit.services import audit_record
 from banks.models import Bank
+from beliefs.defense.apply import values_defend
 from beliefs.models import Belief, Evidence, MentalModel
 from memoryhub.embeddings import embed_query
 from memoryhub.exceptions import MentalModelNameTaken, MentalModelNotFound
@@ -35,6 +36,7 @@ def mental_model_create(
     actor: str | None = None,
 ) -> MentalModel:
     """Create a standing question and build its first answer (audited when created for ``actor``)."""
+    question = values_defend(bank=bank, value=question, field="question")
     try:
         with transaction.atomic():
             MentalModel.objects.create(

@@ -8,6 +8,7 @@ from django.utils import timezone
 from audit.services import audit_record
 from banks.models import Bank
 from memoryhub.exceptions import ReviewDecisionInvalid, ReviewItemAlreadyDecided, ReviewItemNotFound
+from memoryhub.text_defense import text_defend
 from reviews.handlers import review_handler
 from reviews.models import ReviewItem
 
@@ -30,6 +31,7 @@ def review_item_decide(*, bank: Bank, item_id: int, decision: str, comment: str 
     """
     if decision not in _OUTCOME:
         raise ReviewDecisionInvalid(extra={"decision": decision[:40], "allowed": list(DECISIONS)})
+    comment = text_defend(bank=bank, value=comment, field="comment")
     with transaction.atomic():
         item = ReviewItem.objects.select_for_update().filter(bank=bank, pk=item_id).first()
         if item is None:

@@ -9,8 +9,8 @@ import psycopg
 import pytest
 
 from beliefs.models import Episode, ErasureRequest, Tombstone
-from beliefs.services.retain import RetainItem, retain
 from beliefs.services.forget.tombstones import _legacy_hash, subject_folded, subject_hash, tombstone_key_rotate
+from beliefs.services.retain import RetainItem, retain
 from tests.conftest import make_caller
 from tests.governance.test_rls import request_role_connection
 

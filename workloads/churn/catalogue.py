@@ -12,6 +12,7 @@ from django.db import IntegrityError, transaction
 from audit.services import audit_record
 from banks.models import Bank
 from banks.policy import bank_policy
+from beliefs.defense.apply import values_defend
 from memoryhub.exceptions import PlayNotFound
 from workloads.models import ChurnPlay, Intervention
 
@@ -27,6 +28,7 @@ def play_upsert(
     """
     if not HORIZON_MIN_DAYS <= horizon_days <= HORIZON_MAX_DAYS:
         raise ValueError(f"horizon_days must be between {HORIZON_MIN_DAYS} and {HORIZON_MAX_DAYS}")
+    description = values_defend(bank=bank, value=description, field="description")
     try:
         with transaction.atomic():
             play, created = ChurnPlay.objects.update_or_create(

@@ -98,6 +98,10 @@ export class MethodNotAllowed extends BadRequestError {
 export class InvalidPolicy extends BadRequestError {
   static override readonly code = "invalid_policy";
 }
+/** `extra.aliases` lists the positions of the aliases with fewer than 4 letters or digits. */
+export class ErasureAliasTooShort extends BadRequestError {
+  static override readonly code = "erasure_alias_too_short";
+}
 export class TenantRequired extends BadRequestError {
   static override readonly code = "tenant_required";
 }
@@ -233,7 +237,7 @@ type ErrorClass = typeof MemoryHubError;
 
 const CODE_CLASSES: ErrorClass[] = [
   ValidationError, MalformedRequest, UnsupportedMediaType, NotAcceptable, PayloadTooLarge, UriTooLong,
-  HeadersTooLarge, MethodNotAllowed, InvalidPolicy, TenantRequired, LessonWithoutEvidence, ReviewDecisionInvalid,
+  HeadersTooLarge, MethodNotAllowed, InvalidPolicy, ErasureAliasTooShort, TenantRequired, LessonWithoutEvidence, ReviewDecisionInvalid,
   OutcomeAccountMismatch, OutcomeBeforeIntervention, ImportLineInvalid, ImportFormatUnknown, ImportTooLarge,
   MemoryDefenseBlocked, NotAuthenticated, AuthenticationFailed, PermissionDenied, ImportTrustRequiresAdmin, NotFound,
   BankNotFound, EpisodeNotFound, BatchNotFound, FactNotFound, BeliefNotFound, MentalModelNotFound,
