@@ -8,7 +8,8 @@
   gets hashes without ever reading the key.
 
 Tombstones written before this migration stay keyed on ``SECRET_KEY`` (see
-``beliefs.services.forget.tombstones``).
+``beliefs.services.forget.tombstones``). Migrating back drops the function but keeps the
+keys: tombstones outlive a migration round trip, and forward again reuses the keys.
 """
 
 import hashlib
@@ -19,7 +20,7 @@ from django.db import migrations
 BLOCK = hashlib.sha256().block_size
 
 CREATE_TABLE = """
-CREATE TABLE memoryhub_private.tombstone_key (
+CREATE TABLE IF NOT EXISTS memoryhub_private.tombstone_key (
     id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     inner_pad bytea NOT NULL CHECK (length(inner_pad) = 64),
     outer_pad bytea NOT NULL CHECK (length(outer_pad) = 64),
@@ -50,6 +51,9 @@ def pads(secret: bytes) -> tuple[bytes, bytes]:
 def create_key(apps, schema_editor):
     inner, outer = pads(secrets.token_bytes(32))
     with schema_editor.connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM memoryhub_private.tombstone_key")
+        if cursor.fetchone()[0]:
+            return  # kept from before a migration round trip
         cursor.execute(
             "INSERT INTO memoryhub_private.tombstone_key (inner_pad, outer_pad) VALUES (%s, %s)", [inner, outer]
         )
@@ -61,7 +65,7 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.RunSQL(CREATE_TABLE, reverse_sql="DROP TABLE memoryhub_private.tombstone_key;"),
+        migrations.RunSQL(CREATE_TABLE, reverse_sql=migrations.RunSQL.noop),
         migrations.RunPython(create_key, reverse_code=migrations.RunPython.noop),
         migrations.RunSQL(CREATE_FUNCTION, reverse_sql="DROP FUNCTION public.memoryhub_tombstone_hashes(text[]);"),
     ]

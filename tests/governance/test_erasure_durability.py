@@ -7,6 +7,7 @@ import json
 
 import psycopg
 import pytest
+from django.core.management import call_command
 
 from beliefs.models import Episode, ErasureRequest, Tombstone
 from beliefs.services.forget.tombstones import _legacy_hash, subject_folded, subject_hash, tombstone_key_rotate
@@ -148,3 +149,12 @@ def test_the_request_role_gets_tombstone_hashes_but_never_the_key():
             [["memoryhub-tombstone:7\x1falice"]],
         ).fetchall()
     assert rows == [(expected,)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_tombstones_outlive_a_migration_round_trip(eager_tasks):
+    caller = make_caller()
+    _erase(caller, "alice")
+    call_command("migrate", "beliefs", "0021_workload_models_to_workloads_app", verbosity=0)
+    call_command("migrate", "beliefs", verbosity=0)
+    assert _retain_statuses(caller, ["Alice"]) == ["suppressed"]
