@@ -263,10 +263,16 @@ def import_(ctx: Context, file: Path, bank_slug, source_format, batch_lines, app
     ctx.emit(result, f"{result.get('lines', 0)} lines imported: {created}")
 
 
-@cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@cli.command(
+    # --help goes to the MCP server's own parser, which lists every option it takes.
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []},
+    short_help="Serve a bank over MCP: --bank SLUG [--transport stdio|http] (mhctl mcp --help for all options).",
+)
 @click.pass_context
 def mcp(click_ctx):
-    """Serve a bank over MCP (see `mhctl mcp --help`): --bank SLUG [--transport stdio|http]."""
+    """Serve a bank over MCP. Options: --bank, --url, --transport, --host, --port, --allowed-host, --log-level;
+    the bank key comes from MEMORYHUB_API_KEY and the HTTP bearer token from MEMORYHUB_MCP_TOKEN
+    (see `mhctl mcp --help`)."""
     from memoryhub_client.mcp_server import main as mcp_main
 
     context: Context = click_ctx.obj
