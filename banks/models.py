@@ -7,9 +7,12 @@ and ``bank_id``, and every query is resolved through ``banks.scoping``.
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.validators import RegexValidator
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from guardian.models import GroupObjectPermissionBase, UserObjectPermissionBase
+
+#: The longest maximum a tenant may set for its keys' lifetime (ten years).
+MAX_API_KEY_LIFETIME_DAYS = 3650
 
 slug_validator = RegexValidator(
     r"^[a-z0-9][a-z0-9-]{0,62}$", "Use 1-63 lower-case letters, digits or hyphens, starting with a letter or digit."
@@ -21,7 +24,17 @@ class Tenant(models.Model):
 
     name = models.CharField(max_length=200)
     slug = models.CharField(max_length=63, unique=True, validators=[slug_validator])
+    max_api_key_lifetime_days = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_API_KEY_LIFETIME_DAYS)],
+        help_text="Longest an API key of this tenant may live, in days; empty: keys may never expire.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        # Installation operators: the staff page (every tenant, a new tenant, break-glass). Not implied by is_staff.
+        permissions = [("manage_tenants", "Can list and create tenants and break glass into one")]
 
     def __str__(self) -> str:
         return self.slug
@@ -123,13 +136,22 @@ class ApiKey(models.Model):
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
+    # A key issued by another key: it never has more scopes, a later expiry or a higher rate limit than this
+    # parent, and goes (revoked or deleted) with it.
+    created_by_key = models.ForeignKey(
+        "self", on_delete=models.CASCADE, null=True, blank=True, related_name="issued_keys",
+        help_text="The API key that issued this one, if a key did.",
+    )  # fmt: skip
     created_at = models.DateTimeField(auto_now_add=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     scopes = models.JSONField(default=default_scopes, help_text="Any of read, write, review, admin.")
     expires_at = models.DateTimeField(null=True, blank=True)
     rate_limit_per_minute = models.PositiveIntegerField(
-        null=True, blank=True, help_text="Requests per minute; empty uses MEMORYHUB_RATE_LIMIT_PER_MINUTE."
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text="Requests per minute (at most the tenant's limit); empty uses MEMORYHUB_RATE_LIMIT_PER_MINUTE.",
     )
 
     def __str__(self) -> str:

@@ -1,10 +1,18 @@
+"""Tenant memory in the admin site: read-only, and every list and detail page audited in the tenant it shows.
+
+Memory changes through the product's services only (retain, review, erasure, quarantine release
+in the dashboard or API), which check policy and write their own audit events; an operator who
+reads a tenant's episodes here leaves ``admin.viewed`` in that tenant's audit log.
+"""
+
 from django.contrib import admin
 
+from banks.admin import ReadOnlyAdmin
 from beliefs.models import Belief, BeliefVersion, Episode, Evidence, Fact, MentalModel, RetainBatch
 
 
 @admin.register(Episode)
-class EpisodeAdmin(admin.ModelAdmin):
+class EpisodeAdmin(ReadOnlyAdmin):
     list_display = ["id", "bank", "source", "subject", "occurred_at", "recorded_at"]
     list_filter = ["bank", "source", "provenance"]
     search_fields = ["subject"]
@@ -13,14 +21,14 @@ class EpisodeAdmin(admin.ModelAdmin):
 
 
 @admin.register(RetainBatch)
-class RetainBatchAdmin(admin.ModelAdmin):
+class RetainBatchAdmin(ReadOnlyAdmin):
     list_display = ["id", "bank", "mode", "status", "item_count", "created_count", "created_at"]
     list_filter = ["status", "mode"]
     exclude = ["items"]
 
 
 @admin.register(Fact)
-class FactAdmin(admin.ModelAdmin):
+class FactAdmin(ReadOnlyAdmin):
     list_display = ["id", "bank", "statement", "extractor", "valid_at", "invalid_at", "consolidated_at"]
     list_filter = ["extractor", "functional", "negated"]
     search_fields = ["statement"]
@@ -47,8 +55,8 @@ class BeliefVersionInline(admin.TabularInline):
 
 
 @admin.register(Belief)
-class BeliefAdmin(admin.ModelAdmin):
-    """Beliefs change through consolidation and review only: read-only here."""
+class BeliefAdmin(ReadOnlyAdmin):
+    """Beliefs change through consolidation and review only."""
 
     list_display = ["id", "bank", "statement", "status", "confidence", "proof_count", "last_confirmed_at"]
     list_filter = ["status"]
@@ -56,12 +64,9 @@ class BeliefAdmin(admin.ModelAdmin):
     exclude = ["embedding"]
     inlines = [EvidenceInline, BeliefVersionInline]
 
-    def has_change_permission(self, request, obj=None):
-        return False
-
 
 @admin.register(MentalModel)
-class MentalModelAdmin(admin.ModelAdmin):
+class MentalModelAdmin(ReadOnlyAdmin):
     list_display = ["name", "bank", "status", "refreshed_at"]
     exclude = ["question_embedding"]
     readonly_fields = ["status", "answer", "citations", "source_belief_ids", "refreshed_at"]

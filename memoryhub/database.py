@@ -8,9 +8,11 @@ the warm buffer cache survive restarts of the web server, the workers and the te
 Two roles, neither a superuser nor ``BYPASSRLS`` (see ``memoryhub.tenancy``):
 
 - the **request role** (``memoryhub``) serves API requests and Celery tasks. It owns
-  nothing and holds only SELECT/INSERT/UPDATE/DELETE grants, so row-level security binds
-  it and no SQL it can run (setting a variable, ``SET ROLE``, ``RESET``, DDL, a function
-  call) widens what it sees;
+  nothing and holds only row grants, so row-level security binds it and no SQL it can run
+  (setting a variable, ``SET ROLE``, ``RESET``, DDL, a function call) widens what it sees.
+  It may read but not write what grants access (API keys, memberships, accounts, bank
+  permissions: owner functions write those, ``REQUEST_ROLE_TABLE_GRANTS``) and may not
+  touch browser sessions at all;
 - the **maintenance role** (``memoryhub_maintenance``) owns the database and every table
   and is the only role the ``maintenance_access`` policies admit: migrations, beat sweeps
   across tenants, the admin site and metrics use it through the ``maintenance`` alias.
@@ -237,32 +239,77 @@ LOGIN_PROTECTION_TABLES = (
     "axes_accesslog",
 )
 
+#: The request role's privileges on tables that are not tenant memory, one line per table (a library that writes on
+#: login adds its tables here). Every table under row-level security (a ``tenant_isolation`` policy) gets row
+#: access, SELECT, INSERT, UPDATE and DELETE; any other table only SELECT, unless listed. What is left out of a
+#: list is revoked, so each ``migrate`` also takes back what an earlier version granted.
+REQUEST_ROLE_TABLE_GRANTS: dict[str, str] = {
+    # Authentication reads keys, people and their roles, and writes nothing but when each was last used. Keys,
+    # memberships, accounts and bank permissions are created and changed through owner functions (banks
+    # migration 0007) that check the session's tenant. DELETE: a bank's deletion cascades to its keys and
+    # permission rows, which row security limits to the session's own tenant.
+    "banks_apikey": "SELECT, UPDATE (last_used_at), DELETE",
+    "auth_user": "SELECT, UPDATE (last_login)",
+    "banks_membership": "SELECT",
+    "banks_bankuserobjectpermission": "SELECT, DELETE",
+    "banks_bankgroupobjectpermission": "SELECT, DELETE",
+    # Tenants and banks: changed only in the session's own tenant (row security); a new tenant grants nothing.
+    "banks_tenant": "SELECT, INSERT, UPDATE",
+    "banks_bank": "SELECT, INSERT, UPDATE, DELETE",
+    # Invitations grant a membership once accepted: written only in the session's own tenant (row security; the
+    # invitee's request is scoped to the invitation's tenant). A forced password change only restricts.
+    "banks_invitation": "SELECT, INSERT, UPDATE",
+    "banks_passwordchangerequired": "SELECT, INSERT, DELETE",
+    **{table: "SELECT, INSERT, UPDATE, DELETE" for table in LOGIN_PROTECTION_TABLES},
+    # Browser sessions (their keys are cookie values) and the admin site's log: the maintenance connection only.
+    "django_session": "",
+    "django_admin_log": "",
+}
+MEMORY_TABLE_GRANT = "SELECT, INSERT, UPDATE, DELETE"
+
 
 def grant_request_role(conn, request_role: str) -> None:
-    """Give ``request_role`` row access (no DDL, no TRUNCATE) to every table the current role creates in ``public``.
+    """Give ``request_role`` exactly its privileges (``REQUEST_ROLE_TABLE_GRANTS``) on every table in ``public``.
 
-    Run by the maintenance role after every ``migrate``. ``conn`` is a Django or psycopg connection.
+    Run by the maintenance role after every ``migrate`` and on the embedded server's first start, in one
+    transaction (no request sees a half-granted schema). ``conn`` is a Django or psycopg connection.
     """
     role = quote_identifier(request_role)
-    with conn.cursor() as cursor:
+    with _transaction(conn), conn.cursor() as cursor:
+        cursor.execute(
+            """SELECT c.relname, EXISTS (SELECT 1 FROM pg_policies p WHERE p.schemaname = 'public'
+                                         AND p.tablename = c.relname AND p.policyname = 'tenant_isolation')
+               FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+               WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') ORDER BY c.relname"""
+        )
+        tables = cursor.fetchall()
+        for table, tenant_rows in tables:
+            privileges = REQUEST_ROLE_TABLE_GRANTS.get(table, MEMORY_TABLE_GRANT if tenant_rows else "SELECT")
+            name = quote_identifier(table)
+            cursor.execute(f"REVOKE ALL ON TABLE {name} FROM {role}")  # column privileges go with it
+            if privileges:
+                cursor.execute(f"GRANT {privileges} ON TABLE {name} TO {role}")
         for statement in (
-            f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}",
             f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}",
-            f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO {role}",
+            # Tables created later start read-only for the request role; the next grant run sets them.
+            f"ALTER DEFAULT PRIVILEGES IN SCHEMA public REVOKE ALL ON TABLES FROM {role}",
+            f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO {role}",
             f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO {role}",
         ):
             cursor.execute(statement)
-    grant_login_protection(conn, request_role)
 
 
-def grant_login_protection(conn, request_role: str) -> None:
-    """The request role's own grants on ``LOGIN_PROTECTION_TABLES`` (whatever the grants on other tables are)."""
-    role = quote_identifier(request_role)
-    with conn.cursor() as cursor:
-        for table in LOGIN_PROTECTION_TABLES:
-            cursor.execute("SELECT to_regclass(%s) IS NOT NULL", [f"public.{table}"])
-            if cursor.fetchone()[0]:
-                cursor.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON public.{quote_identifier(table)} TO {role}")
+@contextmanager
+def _transaction(conn):
+    """One transaction on a Django connection (``transaction.atomic``) or a psycopg one."""
+    if hasattr(conn, "settings_dict"):
+        from django.db import transaction
+
+        with transaction.atomic(using=conn.alias):
+            yield
+    else:
+        with conn.transaction():
+            yield
 
 
 def quote_identifier(name: str) -> str:

@@ -145,6 +145,24 @@ class ApiKeyNotFound(MemoryHubError):
     default_detail = "No such API key in this tenant."
 
 
+class ApiKeyScopeNotGrantable(MemoryHubError):
+    status_code = status.HTTP_403_FORBIDDEN
+    default_code = "api_key_scope_not_grantable"
+    default_detail = "You may not grant these scopes: a key never has more powers than whoever issues it."
+
+
+class ApiKeyLifetimeExceeded(MemoryHubError):
+    default_code = "api_key_lifetime_exceeded"
+    default_detail = (
+        "This expiry is later than allowed: by the tenant's maximum key lifetime, or by the issuing key's own expiry."
+    )
+
+
+class ApiKeyRateLimitTooHigh(MemoryHubError):
+    default_code = "api_key_rate_limit_too_high"
+    default_detail = "The rate limit is above what this key may have (the tenant's limit, or the issuing key's)."
+
+
 class InterventionNotFound(MemoryHubError):
     status_code = status.HTTP_404_NOT_FOUND
     default_code = "intervention_not_found"

@@ -36,14 +36,18 @@ def healthz(request):
     checks = {
         "database": _database(),
         "broker": _broker(),
-        "model": {"ok": True, "loaded": embeddings.model_loaded(), "path": embeddings.model_path()},
+        # Whether the model is loaded, not where it lives: /healthz answers anyone, so it names no file path.
+        "model": {"ok": True, "loaded": embeddings.model_loaded()},
     }
     healthy = checks["database"]["ok"] and checks["broker"]["ok"]
     return JsonResponse({"status": "ok" if healthy else "degraded", "checks": checks}, status=200 if healthy else 503)
 
 
 def metrics_view(request):
-    """Prometheus exposition. ``MEMORYHUB_METRICS``: "open", "off", or a bearer token."""
+    """Prometheus exposition. ``MEMORYHUB_METRICS``: a bearer token (the default, see settings), "open" or "off".
+
+    Every scrape runs a cross-tenant count under the maintenance role, so it is not open unless the operator says so.
+    """
     from django.http import HttpResponse, HttpResponseNotFound
 
     from memoryhub.observability import render

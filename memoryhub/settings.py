@@ -134,12 +134,14 @@ DATABASES, DATABASE_ROLES = database_settings(
     connect_as=os.environ.get("MEMORYHUB_DB_CONNECT_AS", "request"),
 )
 DATABASE_ROUTERS = ["memoryhub.tenancy.MaintenanceRouter"]
+# Sessions live in django_session, which only the maintenance role may read (a session key is a cookie value).
+SESSION_ENGINE = "memoryhub.sessions"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTHENTICATION_BACKENDS = [
     # First: refuses every sign-in (right password or not) of a client or user name that failed too often.
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    "banks.backends.PasswordBackend",  # ModelBackend; an upgraded password hash is saved as the maintenance role
     "guardian.backends.ObjectPermissionBackend",
 ]
 ANONYMOUS_USER_NAME = None  # guardian: no anonymous user row; anonymous callers get nothing.
@@ -223,8 +225,26 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 
-# /metrics: "open", "off", or a bearer token that scrapers must send.
-METRICS_ACCESS = os.environ.get("MEMORYHUB_METRICS", "open")
+
+
+def _local_metrics_token(data_dir: Path) -> str:
+    """A random scrape token kept in the data directory: without MEMORYHUB_METRICS, /metrics needs this token."""
+    import secrets
+
+    path = data_dir / "metrics-token"
+    if not path.exists():
+        data_dir.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(32))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+# /metrics: a bearer token scrapers must send (default: the one in $MEMORYHUB_DATA_DIR/metrics-token), "open" or "off".
+METRICS_ACCESS = os.environ.get("MEMORYHUB_METRICS") or _local_metrics_token(DATA_DIR)
+if METRICS_ACCESS not in {"open", "off"} and len(METRICS_ACCESS) < 16:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("MEMORYHUB_METRICS is a scrape token of 16 or more characters, 'open' or 'off'.")
 
 # --- Celery -------------------------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")

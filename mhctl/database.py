@@ -10,6 +10,7 @@ need Django's app registry, and API mode must not pay for starting Django.
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 
 import click
 
@@ -35,6 +36,19 @@ def _tenant(slug: str | None):
     return tenants[0]
 
 
+@contextmanager
+def _as_client_errors():
+    """A refusal by a server service leaves the CLI like the same refusal through the API: its code, detail, extra."""
+    from memoryhub_client.errors import MemoryHubError
+
+    from memoryhub.exceptions import MemoryHubError as ServerError
+
+    try:
+        yield
+    except ServerError as exc:
+        raise MemoryHubError(exc.detail, code=exc.default_code, extra=exc.extra, status_code=exc.status_code) from None
+
+
 def _key_payload(issued) -> dict:
     api_key = issued.api_key
     return {
@@ -49,7 +63,7 @@ def _key_payload(issued) -> dict:
 def tenant_create(*, slug: str, name: str, admin_key: bool) -> dict:
     _setup()
     from banks.models import Tenant
-    from banks.services.api_keys import api_key_issue
+    from banks.services.api_keys import api_key_issue_and_audit
     from banks.services.banks import tenant_create as create
     from memoryhub.tenancy import tenant_scope
 
@@ -59,7 +73,9 @@ def tenant_create(*, slug: str, name: str, admin_key: bool) -> dict:
     data = {"slug": tenant.slug, "name": tenant.name}
     if admin_key:
         with tenant_scope(tenant.pk):
-            data.update(_key_payload(api_key_issue(tenant=tenant, name="admin", scopes=["read", "write", "admin"])))
+            scopes = ["read", "write", "admin"]
+            issued = api_key_issue_and_audit(tenant=tenant, name="admin", scopes=scopes, actor="cli")
+            data.update(_key_payload(issued))
     return data
 
 
@@ -77,10 +93,11 @@ def bank_create(*, tenant_slug: str | None, slug: str, name: str | None, descrip
     return {"slug": bank.slug, "name": bank.name, "tenant": tenant.slug}
 
 
-def key_create(*, tenant_slug: str | None, name: str, bank_slug: str | None, scopes: list[str]) -> dict:
+def key_create(*, tenant_slug: str | None, name: str, bank_slug: str | None, scopes: list[str],
+               expires_at=None) -> dict:  # fmt: skip
     _setup()
     from banks.models import Bank
-    from banks.services.api_keys import api_key_issue
+    from banks.services.api_keys import api_key_issue_and_audit
     from memoryhub.tenancy import tenant_scope
 
     tenant = _tenant(tenant_slug)
@@ -89,14 +106,16 @@ def key_create(*, tenant_slug: str | None, name: str, bank_slug: str | None, sco
         bank = Bank.objects.filter(tenant=tenant, slug=bank_slug).first()
         if bank is None:
             raise click.ClickException(f"no bank {bank_slug!r} in tenant {tenant.slug!r}")
-    with tenant_scope(tenant.pk):
-        return _key_payload(api_key_issue(tenant=tenant, name=name, bank=bank, scopes=scopes))
+    with _as_client_errors(), tenant_scope(tenant.pk):
+        issued = api_key_issue_and_audit(tenant=tenant, name=name, bank=bank, scopes=scopes, expires_at=expires_at,
+                                         actor="cli")  # fmt: skip
+        return {**_key_payload(issued), "expires_at": issued.api_key.expires_at}
 
 
 def key_revoke(*, tenant_slug: str | None, prefix: str) -> None:
     _setup()
     from banks.models import ApiKey
-    from banks.services.api_keys import api_key_revoke
+    from banks.services.api_keys import api_key_revoke_and_audit
     from memoryhub.tenancy import tenant_scope
 
     tenant = _tenant(tenant_slug)
@@ -104,7 +123,7 @@ def key_revoke(*, tenant_slug: str | None, prefix: str) -> None:
     if api_key is None:
         raise click.ClickException(f"no key {prefix!r} in tenant {tenant.slug!r}")
     with tenant_scope(tenant.pk):
-        api_key_revoke(api_key=api_key)
+        api_key_revoke_and_audit(api_key=api_key, actor="cli")
 
 
 def erase(*, tenant_slug: str | None, bank_slug: str | None, subject: str) -> dict:

@@ -124,15 +124,23 @@ def key():
     "--scope", "scopes", multiple=True, type=click.Choice(["read", "write", "review", "admin"]),
     help="Repeatable. review decides review items and records analyst verdicts; agent keys need not have it.",
 )  # fmt: skip
+@click.option("--expires-in-days", type=click.IntRange(min=1), default=None,
+              help="Days until the key stops working; without it: never, or the tenant's longest key lifetime.")
 @click.option("--tenant", "tenant_slug", default=None, help="Tenant slug (database mode, or people in several).")
 @pass_ctx
-def key_create(ctx: Context, name, bank_slug, scopes, tenant_slug):
+def key_create(ctx: Context, name, bank_slug, scopes, expires_in_days, tenant_slug):
     """Issue API key NAME (the secret is shown once)."""
+    from datetime import UTC, datetime, timedelta
+
     scopes = list(scopes) or ["read", "write"]
+    expires_at = datetime.now(UTC) + timedelta(days=expires_in_days) if expires_in_days else None
     if ctx.use_db:
-        data = db_mode.key_create(tenant_slug=tenant_slug, name=name, bank_slug=bank_slug, scopes=scopes)
+        data = db_mode.key_create(tenant_slug=tenant_slug, name=name, bank_slug=bank_slug, scopes=scopes,
+                                  expires_at=expires_at)  # fmt: skip
     else:
-        data = ctx.hub.api_keys.issue(name, bank=bank_slug, scopes=scopes, tenant=tenant_slug).model_dump(mode="json")
+        data = ctx.hub.api_keys.issue(
+            name, bank=bank_slug, scopes=scopes, expires_at=expires_at, tenant=tenant_slug
+        ).model_dump(mode="json")
     ctx.emit(data, f"key {data['prefix']} ({', '.join(data['scopes'])}); secret, shown once:\n{data['key']}")
 
 

@@ -45,14 +45,31 @@ class ApiKeyInputSerializer(StrictInputSerializer):
     scopes = serializers.ListField(
         child=serializers.ChoiceField(choices=API_KEY_SCOPES), min_length=1, required=False, default=["read", "write"]
     )
-    expires_at = serializers.DateTimeField(required=False)
-    rate_limit_per_minute = serializers.IntegerField(required=False, min_value=1, max_value=1_000_000)
+    expires_at = serializers.DateTimeField(
+        required=False,
+        help_text="When the key stops working. Without it: never, or the longest the tenant allows (or, for a key "
+        "issued by a key, the issuing key's expiry).",
+    )
+    rate_limit_per_minute = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=100_000,
+        help_text="At most the tenant's rate limit (and the issuing key's own); empty: the server's default.",
+    )
     tenant = serializers.CharField(required=False, max_length=63)
 
 
 class ApiKeyOutputSerializer(serializers.ModelSerializer):
     bank = serializers.CharField(source="bank.slug", default=None, read_only=True, allow_null=True)
     active = serializers.BooleanField(source="is_active", read_only=True)
+    created_by = serializers.CharField(
+        source="created_by.username", default=None, read_only=True, allow_null=True,
+        help_text="The person who issued it.",
+    )  # fmt: skip
+    created_by_key = serializers.CharField(
+        source="created_by_key.prefix", default=None, read_only=True, allow_null=True,
+        help_text="The prefix of the API key that issued it.",
+    )  # fmt: skip
 
     class Meta:
         model = ApiKey
@@ -67,6 +84,8 @@ class ApiKeyOutputSerializer(serializers.ModelSerializer):
             "last_used_at",
             "rate_limit_per_minute",
             "created_at",
+            "created_by",
+            "created_by_key",
         ]
 
 

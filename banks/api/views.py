@@ -14,10 +14,12 @@ from banks.api.serializers import (
     BankUpdateInputSerializer,
 )
 from banks.models import ApiKey, Bank
+from banks.permissions import Role
 from banks.scoping import (
     BankScopedAPIView,
     TenantScopedAPIView,
     banks_for_caller,
+    caller_api_key,
     tenant_for_admin_action,
     tenant_for_bank_creation,
 )
@@ -75,13 +77,22 @@ class BankDetailApi(BankScopedAPIView):
 
 
 class ApiKeyListCreateApi(TenantScopedAPIView):
-    """Tenant admins (or admin-scoped, tenant-wide keys) list and issue API keys."""
+    """Tenant admins (or admin-scoped, tenant-wide keys) list and issue API keys.
+
+    A key issued by a key records its parent and never exceeds it (scopes, expiry, rate limit); every key stays
+    within the tenant's maximum lifetime. Refusals: 403 ``api_key_scope_not_grantable``, 400
+    ``api_key_lifetime_exceeded`` or ``api_key_rate_limit_too_high``.
+    """
 
     @extend_schema(responses=paginated_schema(ApiKeyOutputSerializer), operation_id="api_keys_list")
     def get(self, request):
         tenant = tenant_for_admin_action(request, request.query_params.get("tenant"), "manage API keys")
         self.scope_tenant(tenant.pk)
-        keys = ApiKey.objects.filter(tenant=tenant).select_related("bank").order_by("-created_at", "-id")
+        keys = (
+            ApiKey.objects.filter(tenant=tenant)
+            .select_related("bank", "created_by", "created_by_key")
+            .order_by("-created_at", "-id")
+        )
         return paginate(request, self, keys, ApiKeyOutputSerializer)
 
     @extend_schema(
@@ -97,12 +108,16 @@ class ApiKeyListCreateApi(TenantScopedAPIView):
             if bank is None:
                 raise BankNotFound()
         user = request.user if getattr(request.user, "pk", None) else None
+        parent = caller_api_key(request)
         issued = api_key_issue_and_audit(
             request=request,
             tenant=tenant,
             name=data["name"],
             bank=bank,
             created_by=user,
+            created_by_key=parent,
+            # tenant_for_admin_action let only a tenant admin or a tenant-wide admin key this far
+            granter_role=Role.TENANT_ADMIN if parent is None else None,
             scopes=data["scopes"],
             expires_at=data.get("expires_at"),
             rate_limit_per_minute=data.get("rate_limit_per_minute"),

@@ -23,32 +23,46 @@ from django.db import transaction
 from django.utils import timezone
 
 from banks.models import Invitation, Membership, PasswordChangeRequired, Tenant
-from memoryhub.tenancy import tenant_scope
+from memoryhub.tenancy import rls_bypass, tenant_scope
 
 INVITATION_LIFETIME = timedelta(days=7)
 
 
-def first_password_issue(*, user) -> str:
-    """Give ``user`` a new random password that passes the validators; they must change it at first sign-in."""
+def _first_password(user) -> str:
+    """A random password that passes the validators for ``user``."""
     for _ in range(10):
         password = secrets.token_urlsafe(15)  # 20 characters, about 120 bits
         try:
             password_validation.validate_password(password, user)
         except ValidationError:
             continue
-        break
-    else:  # pragma: no cover - 20 random url-safe characters always pass the default validators
-        raise RuntimeError("could not generate a first password that passes the validators")
+        return password
+    raise RuntimeError("could not generate a first password that passes the validators")  # pragma: no cover
+
+
+def first_password_issue(*, user) -> str:
+    """Give ``user`` a new random password that passes the validators; they must change it at first sign-in.
+
+    Saved as the maintenance role: the request role may not write passwords.
+    """
+    password = _first_password(user)
     user.set_password(password)
-    user.save(update_fields=["password"])
-    PasswordChangeRequired.objects.get_or_create(user=user)
+    with rls_bypass():
+        user.save(update_fields=["password"])
+        PasswordChangeRequired.objects.get_or_create(user=user)
     return password
 
 
-def account_create_with_first_password(*, username: str, email: str = "") -> tuple:
-    """A new account and its first password (shown once by the caller; to be changed at first sign-in)."""
-    user = get_user_model().objects.create_user(username=username, email=email)
-    return user, first_password_issue(user=user)
+def account_create_with_first_password(*, tenant: Tenant, username: str, email: str = "", actor: str = "system"):
+    """A new account for ``tenant``'s first admin and its first password (shown once by the caller; to be changed at
+    first sign-in). Created through the owner function, in the tenant's scope (``banks.services.banks.user_create``).
+    """
+    from banks.services.banks import user_create
+
+    password = _first_password(get_user_model()(username=username, email=email))
+    user = user_create(tenant=tenant, username=username, email=email, password=password, actor=actor)
+    PasswordChangeRequired.objects.get_or_create(user=user)
+    return user, password
 
 
 def password_change_required(*, user) -> bool:

@@ -2,6 +2,9 @@
 
 Each change a person can make in the dashboard or through the API goes through one
 function here, which also writes the audit event: both front ends leave the same rows.
+Memberships, bank permissions and new accounts are written through owner functions
+(``banks.services.owner_functions``), scoped to the tenant they change; a person who leaves
+a tenant or loses a role loses the API keys they issued with it (``api_keys_revoke_created_by``).
 """
 
 from __future__ import annotations
@@ -9,10 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
 from django.db import IntegrityError, transaction
-from guardian.shortcuts import assign_perm
 
-from banks.models import Bank, BankUserObjectPermission, Membership, Tenant
+from banks.models import Bank, Membership, Tenant
+from banks.services import owner_functions
+from banks.services.api_keys import api_keys_revoke_created_by
 from memoryhub.exceptions import BankSlugTaken
 from memoryhub.text_defense import text_defend
 
@@ -29,18 +35,42 @@ def tenant_create(*, slug: str, name: str) -> Tenant:
 
 
 def membership_set(*, tenant: Tenant, user, role: str, actor: str = "system") -> Membership:
-    """Add ``user`` to ``tenant`` with ``role`` (or change their role); the change is audited."""
+    """Add ``user`` to ``tenant`` with ``role`` (or change their role); the change is audited.
+
+    A tenant admin made a member loses the API keys they issued in the tenant (revoked, each audited).
+    """
     from audit.services import audit_record
 
-    membership, _ = Membership.objects.update_or_create(tenant=tenant, user=user, defaults={"role": role})
-    audit_record(
-        tenant=tenant,
-        action="membership.set",
-        target=f"user:{user.get_username()}",
-        details={"role": role},
-        actor=actor,
-    )
-    return membership
+    role = Membership.Role(role)
+    with owner_functions.tenant_writes(tenant.pk):
+        previous = owner_functions.call(tenant.pk, "memoryhub_membership_set", tenant.pk, user.pk, role.value)
+        audit_record(
+            tenant=tenant,
+            action="membership.set",
+            target=f"user:{user.get_username()}",
+            details={"role": role.value},
+            actor=actor,
+        )
+        if previous == Membership.Role.ADMIN and role != Membership.Role.ADMIN:
+            reason = f"creator user:{user.get_username()} is no longer a tenant admin"
+            api_keys_revoke_created_by(tenant=tenant, user=user, actor=actor, reason=reason)
+        return Membership.objects.get(tenant=tenant, user=user)
+
+
+def user_create(*, tenant: Tenant, username: str, email: str, password: str, actor: str = "system"):
+    """Create an account (never staff or superuser) for a new member of ``tenant``; audited in the tenant.
+
+    The caller adds the membership; the account alone reaches nothing.
+    """
+    from audit.services import audit_record
+
+    users = get_user_model()
+    username = users.normalize_username(username)
+    with owner_functions.tenant_writes(tenant.pk):
+        user_id = owner_functions.call(tenant.pk, "memoryhub_user_create", username,
+                                       users.objects.normalize_email(email or ""), make_password(password))  # fmt: skip
+        audit_record(tenant=tenant, action="user.created", target=f"user:{username}", actor=actor)
+    return users.objects.get(pk=user_id)
 
 
 def bank_create(
@@ -72,29 +102,67 @@ def bank_create(
     return bank
 
 
-def tenant_update(*, tenant: Tenant, name: str, actor: str = "system") -> Tenant:
-    """Rename a tenant (its slug, part of every URL, stays); audited."""
+_UNCHANGED = object()
+
+
+def tenant_update(
+    *, tenant: Tenant, name: str | None = None, max_api_key_lifetime_days=_UNCHANGED, actor: str = "system"
+) -> Tenant:
+    """Rename a tenant (its slug, part of every URL, stays) or set its keys' longest lifetime (None: no limit).
+
+    Audited with the fields changed. A new lifetime bounds keys issued from now on; existing keys keep theirs.
+    """
     from audit.services import audit_record
 
-    if name != tenant.name:
+    changed = []
+    if name is not None and name != tenant.name:
         tenant.name = name
-        tenant.save(update_fields=["name"])
-        audit_record(tenant=tenant, action="tenant.updated", target=f"tenant:{tenant.slug}",
-                     details={"fields": ["name"]}, actor=actor)  # fmt: skip
+        changed.append("name")
+    if max_api_key_lifetime_days is not _UNCHANGED and max_api_key_lifetime_days != tenant.max_api_key_lifetime_days:
+        tenant.max_api_key_lifetime_days = max_api_key_lifetime_days
+        changed.append("max_api_key_lifetime_days")
+    if changed:
+        tenant.full_clean(exclude=["slug", "name"])  # the lifetime's bounds (1 day to 10 years)
+        details = {"fields": changed}
+        if "max_api_key_lifetime_days" in changed:
+            details["max_api_key_lifetime_days"] = tenant.max_api_key_lifetime_days
+        with owner_functions.tenant_writes(tenant.pk):  # row security: a session changes its own tenant only
+            tenant.save(update_fields=changed)
+            audit_record(tenant=tenant, action="tenant.updated", target=f"tenant:{tenant.slug}", details=details,
+                         actor=actor)  # fmt: skip
     return tenant
 
 
-def membership_remove(*, tenant: Tenant, user, actor: str = "system") -> bool:
-    """Take ``user`` out of ``tenant`` with every role they held on its banks; audited. False if not a member."""
+def tenant_break_glass(*, tenant: Tenant, user, reason: str, actor: str) -> Membership:
+    """An installation operator makes themselves tenant admin of ``tenant``, for the ``reason`` they give.
+
+    The one way staff take a role in a tenant: the tenant's audit log shows ``staff.break_glass`` with the
+    reason (and the membership change), so its admins see who came in and why.
+    """
     from audit.services import audit_record
 
-    with transaction.atomic():
-        deleted, _ = Membership.objects.filter(tenant=tenant, user=user).delete()
-        if not deleted:
+    reason = " ".join(reason.split())
+    if not reason:
+        raise ValueError("breaking glass needs a reason")
+    with owner_functions.tenant_writes(tenant.pk):
+        audit_record(tenant=tenant, action="staff.break_glass", target=f"user:{user.get_username()}",
+                     details={"reason": reason[:500], "role": Membership.Role.ADMIN.value}, actor=actor)  # fmt: skip
+        return membership_set(tenant=tenant, user=user, role=Membership.Role.ADMIN, actor=actor)
+
+
+def membership_remove(*, tenant: Tenant, user, actor: str = "system") -> bool:
+    """Take ``user`` out of ``tenant`` with every role they held on its banks and the API keys they issued there;
+    audited. False if not a member."""
+    from audit.services import audit_record
+
+    with owner_functions.tenant_writes(tenant.pk):
+        roles = owner_functions.call(tenant.pk, "memoryhub_membership_remove", tenant.pk, user.pk)
+        if roles is None:
             return False
-        roles = BankUserObjectPermission.objects.filter(user=user, content_object__tenant=tenant).delete()[0]
         audit_record(tenant=tenant, action="membership.removed", target=f"user:{user.get_username()}",
                      details={"bank_permissions_removed": roles}, actor=actor)  # fmt: skip
+        api_keys_revoke_created_by(tenant=tenant, user=user, actor=actor,
+                                   reason=f"creator user:{user.get_username()} left the tenant")  # fmt: skip
     return True
 
 
@@ -160,36 +228,40 @@ def bank_access_grant(*, bank: Bank, user, write: bool = False, actor: str = "sy
     """Let ``user`` read ``bank`` (and write it when ``write``); the change is audited."""
     from audit.services import audit_record
 
-    assign_perm(BANK_READ_PERMISSION, user, bank)
-    if write:
-        assign_perm(BANK_WRITE_PERMISSION, user, bank)
-    audit_record(
-        tenant=bank.tenant_id,
-        bank=bank,
-        action="permission.granted",
-        target=f"user:{user.get_username()}",
-        details={"write": write},
-        actor=actor,
-    )
+    codenames = [BANK_READ_PERMISSION, BANK_WRITE_PERMISSION] if write else [BANK_READ_PERMISSION]
+    with owner_functions.tenant_writes(bank.tenant_id):
+        owner_functions.call(bank.tenant_id, "memoryhub_bank_permissions_set", bank.pk, user.pk,
+                             [c.split(".", 1)[1] for c in codenames], [])  # fmt: skip
+        audit_record(
+            tenant=bank.tenant_id,
+            bank=bank,
+            action="permission.granted",
+            target=f"user:{user.get_username()}",
+            details={"write": write},
+            actor=actor,
+        )
 
 
 def bank_role_set(*, bank: Bank, user, role, actor: str = "system") -> None:
     """Give ``user`` exactly ``role`` (a ``banks.permissions.Role``) on ``bank``; ``Role.NONE`` removes access.
 
-    The role is stored as guardian object permissions on the bank; the change is audited.
+    The role is stored as guardian object permissions on the bank; the change is audited. A bank admin given a
+    lower role loses the keys they issued for the bank (revoked, each audited).
     """
-    from guardian.shortcuts import remove_perm
-
     from audit.services import audit_record
-    from banks.permissions import ROLE_PERMISSIONS, Role
+    from banks.models import BankUserObjectPermission
+    from banks.permissions import ROLE_PERMISSIONS, Role, role_from_codenames
 
     wanted = set(ROLE_PERMISSIONS.get(Role(role), ()))
-    with transaction.atomic():
-        for codename in ROLE_PERMISSIONS[Role.BANK_ADMIN]:
-            if codename in wanted:
-                assign_perm(f"banks.{codename}", user, bank)
-            else:
-                remove_perm(f"banks.{codename}", user, bank)
+    every = ROLE_PERMISSIONS[Role.BANK_ADMIN]
+    with owner_functions.tenant_writes(bank.tenant_id):
+        held = set(
+            BankUserObjectPermission.objects.filter(content_object=bank, user=user).values_list(
+                "permission__codename", flat=True
+            )
+        )
+        owner_functions.call(bank.tenant_id, "memoryhub_bank_permissions_set", bank.pk, user.pk,
+                             [c for c in every if c in wanted], [c for c in every if c not in wanted])  # fmt: skip
         audit_record(
             tenant=bank.tenant_id,
             bank=bank,
@@ -198,3 +270,6 @@ def bank_role_set(*, bank: Bank, user, role, actor: str = "system") -> None:
             details={"role": Role(role).label},
             actor=actor,
         )
+        if role_from_codenames(held) >= Role.BANK_ADMIN > Role(role):
+            reason = f"creator user:{user.get_username()} is no longer bank admin"
+            api_keys_revoke_created_by(tenant=bank.tenant, user=user, bank=bank, actor=actor, reason=reason)

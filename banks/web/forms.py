@@ -7,9 +7,10 @@ from datetime import UTC, datetime, time, timedelta
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.core.validators import MaxValueValidator
 from django.utils import timezone
 
-from banks.models import API_KEY_SCOPES, slug_validator
+from banks.models import API_KEY_SCOPES, MAX_API_KEY_LIFETIME_DAYS, slug_validator
 from banks.permissions import Role
 
 #: What the role selects post, and the role each value grants (``none`` takes access away).
@@ -26,7 +27,11 @@ EXPIRY_CHOICES = [("", "Never"), ("7", "In 7 days"), ("30", "In 30 days"), ("90"
 
 
 class ApiKeyForm(forms.Form):
-    """A new API key: name, scopes, expiry, rate limit, and (on the tenant page) the bank it is limited to."""
+    """A new API key: name, scopes, expiry, rate limit, and (on the tenant page) the bank it is limited to.
+
+    Offers only what the issuer may grant (``scopes``: by their role), expiries within the tenant's maximum key
+    lifetime and rate limits up to ``max_rate_limit``; the service checks the same bounds again.
+    """
 
     name = forms.CharField(max_length=200, help_text="Who or what uses it, e.g. triage-agent.")
     scopes = forms.MultipleChoiceField(
@@ -42,12 +47,29 @@ class ApiKeyForm(forms.Form):
         help_text="With “On a date…”: the key stops working at the start of this day (UTC).",
     )  # fmt: skip
     rate_limit_per_minute = forms.IntegerField(
-        min_value=1, max_value=1_000_000, required=False, label="Rate limit per minute",
+        min_value=1, required=False, label="Rate limit per minute",
         help_text="Empty: the server's default.",
     )  # fmt: skip
 
-    def __init__(self, *args, banks=None, **kwargs):
+    def __init__(self, *args, banks=None, scopes=API_KEY_SCOPES, max_lifetime_days=None, max_rate_limit=None,
+                 **kwargs):  # fmt: skip
         super().__init__(*args, **kwargs)
+        self.max_lifetime_days = max_lifetime_days
+        self.fields["scopes"].choices = [(s, s) for s in scopes]
+        if "admin" not in scopes:
+            self.fields["scopes"].help_text = (
+                "read recalls; write also retains; review decides review items and records analyst verdicts (a "
+                "person's gate: agents should not have it). admin, the tenant admins' powers, is theirs to grant."
+            )
+        if max_lifetime_days:
+            within = [(v, label) for v, label in EXPIRY_CHOICES[1:] if v == "date" or int(v) <= max_lifetime_days]
+            self.fields["expires"].choices = [("", f"Longest allowed ({max_lifetime_days} days)"), *within]
+            self.fields["expires"].help_text = f"This tenant's keys live at most {max_lifetime_days} days."
+        if max_rate_limit:
+            self.fields["rate_limit_per_minute"].max_value = max_rate_limit
+            self.fields["rate_limit_per_minute"].validators.append(MaxValueValidator(max_rate_limit))
+            self.fields["rate_limit_per_minute"].widget.attrs["max"] = max_rate_limit
+            self.fields["rate_limit_per_minute"].help_text = f"At most {max_rate_limit}. Empty: the server's default."
         if banks is not None:  # the tenant page: tenant-wide, or limited to one bank
             choices = [("", "Every bank of the tenant")] + [(b.slug, f"Only {b.name} ({b.slug})") for b in banks]
             self.fields["bank"] = forms.ChoiceField(choices=choices, required=False, label="Reaches")
@@ -62,13 +84,25 @@ class ApiKeyForm(forms.Form):
                 self.add_error("expires_on", "Pick the day the key stops working.")
             elif day <= timezone.now().date():
                 self.add_error("expires_on", "Pick a day after today.")
+            elif self.max_lifetime_days and day > (timezone.now() + timedelta(days=self.max_lifetime_days)).date():
+                self.add_error("expires_on", f"This tenant's keys live at most {self.max_lifetime_days} days.")
             else:
                 data["expires_at"] = datetime.combine(day, time.min, tzinfo=UTC)
         elif expires:
             data["expires_at"] = timezone.now() + timedelta(days=int(expires))
         else:
-            data["expires_at"] = None
+            data["expires_at"] = None  # no expiry, or the longest the tenant allows
         return data
+
+
+class KeyLifetimeForm(forms.Form):
+    """The tenant's longest API key lifetime (empty: keys may never expire)."""
+
+    max_api_key_lifetime_days = forms.IntegerField(
+        required=False, min_value=1, max_value=MAX_API_KEY_LIFETIME_DAYS, label="Longest API key lifetime (days)",
+        help_text="Bounds every key issued from now on, in the dashboard, the API and the command line; a key asked "
+        "for without an expiry gets this one. Empty: keys may never expire.",
+    )  # fmt: skip
 
 
 class BankRoleForm(forms.Form):
@@ -139,6 +173,16 @@ class InviteMemberForm(forms.Form):
 class TenantRoleForm(forms.Form):
     user = forms.IntegerField(widget=forms.HiddenInput)
     role = forms.ChoiceField(choices=TENANT_ROLE_CHOICES)
+
+
+class BreakGlassForm(forms.Form):
+    """An operator's reason to become tenant admin of one tenant; the tenant's audit log shows it."""
+
+    tenant = forms.IntegerField(widget=forms.HiddenInput)
+    reason = forms.CharField(
+        min_length=10, max_length=500, label="Reason",
+        help_text="Why you need to act in this tenant (a ticket, an incident); its admins read it in their audit log.",
+    )  # fmt: skip
 
 
 class TenantCreateForm(forms.Form):

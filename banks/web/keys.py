@@ -2,6 +2,10 @@
 
 A new key's secret is shown exactly once: in the answer to the POST that issues it
 (``Cache-Control: no-store``), never kept in the session or a cookie. Only its digest is stored.
+
+The form offers what the issuer may grant: a bank admin gives ``read``, ``write`` and
+``review`` (``admin`` opens tenant-admin powers such as export and the audit API), a tenant admin any
+scope; expiries stay within the tenant's maximum key lifetime.
 """
 
 from __future__ import annotations
@@ -12,7 +16,12 @@ from django.shortcuts import redirect
 
 from banks.models import ApiKey
 from banks.permissions import Role
-from banks.services.api_keys import api_key_issue_and_audit, api_key_revoke_and_audit
+from banks.services.api_keys import (
+    api_key_issue_and_audit,
+    api_key_max_rate_limit,
+    api_key_revoke_and_audit,
+    grantable_scopes,
+)
 from banks.web.access import BankPageView, TenantPageView
 from banks.web.forms import ApiKeyForm
 
@@ -26,7 +35,15 @@ class _ApiKeyPage:
         raise NotImplementedError
 
     def make_form(self, data=None) -> ApiKeyForm:
-        return ApiKeyForm(data)
+        return ApiKeyForm(data, **self.form_bounds())
+
+    def form_bounds(self) -> dict:
+        """What the issuer may put on a key: their role's scopes, the tenant's longest lifetime, the rate cap."""
+        return {
+            "scopes": grantable_scopes(granter_role=self.role),
+            "max_lifetime_days": self.tenant.max_api_key_lifetime_days,
+            "max_rate_limit": api_key_max_rate_limit(),
+        }
 
     def bank_for(self, form: ApiKeyForm):
         raise NotImplementedError
@@ -35,7 +52,7 @@ class _ApiKeyPage:
         raise NotImplementedError
 
     def get(self, request, form=None, issued=None, **kwargs):
-        keys = list(self.keys().select_related("bank", "created_by").order_by("-created_at", "-id"))
+        keys = list(self.keys().select_related("bank", "created_by", "created_by_key").order_by("-created_at", "-id"))
         response = self.render(
             self.template,
             {"form": form or self.make_form(), "keys": keys, "issued": issued, "bank_page": self.is_bank_page},
@@ -62,6 +79,7 @@ class _ApiKeyPage:
             bank=self.bank_for(form),
             name=data["name"],
             created_by=request.user,
+            granter_role=self.role,
             scopes=data["scopes"],
             expires_at=data["expires_at"],
             rate_limit_per_minute=data["rate_limit_per_minute"],
@@ -96,7 +114,7 @@ class TenantApiKeysPage(_ApiKeyPage, TenantPageView):
         return ApiKey.objects.filter(tenant=self.tenant)
 
     def make_form(self, data=None) -> ApiKeyForm:
-        return ApiKeyForm(data, banks=self.page.banks)
+        return ApiKeyForm(data, banks=self.page.banks, **self.form_bounds())
 
     def bank_for(self, form):
         slug = form.cleaned_data.get("bank")

@@ -22,7 +22,14 @@ from banks.services.accounts import invitation_close, invitation_create, invitat
 from banks.services.banks import bank_create_and_audit, membership_remove, membership_set, tenant_update
 from banks.web.access import TenantPageView
 from banks.web.accounts import no_store
-from banks.web.forms import BankCreateForm, BankDeleteForm, InviteMemberForm, TenantForm, TenantRoleForm
+from banks.web.forms import (
+    BankCreateForm,
+    BankDeleteForm,
+    InviteMemberForm,
+    KeyLifetimeForm,
+    TenantForm,
+    TenantRoleForm,
+)
 from beliefs.services.forget.bank import bank_forget
 from memoryhub.exceptions import BankSlugTaken
 
@@ -34,7 +41,7 @@ class TenantSettingsPage(TenantPageView):
 
     roles = ADMIN
 
-    def get(self, request, tenant_slug: str, tenant_form=None, bank_form=None, delete_form=None):
+    def get(self, request, tenant_slug: str, tenant_form=None, bank_form=None, delete_form=None, lifetime_form=None):
         banks = list(
             Bank.objects.filter(tenant=self.tenant)
             .annotate(
@@ -49,13 +56,24 @@ class TenantSettingsPage(TenantPageView):
                 "tenant_form": tenant_form or TenantForm(initial={"name": self.tenant.name}),
                 "bank_form": bank_form or BankCreateForm(),
                 "delete_form": delete_form or BankDeleteForm(banks=banks),
+                "lifetime_form": lifetime_form
+                or KeyLifetimeForm(initial={"max_api_key_lifetime_days": self.tenant.max_api_key_lifetime_days}),
                 "banks": banks,
                 "members": Membership.objects.filter(tenant=self.tenant).count(),
             },
-            status=400 if (tenant_form or bank_form or delete_form) is not None else 200,
+            status=400 if (tenant_form or bank_form or delete_form or lifetime_form) is not None else 200,
         )
 
     def post(self, request, tenant_slug: str):
+        if request.POST.get("action") == "key-lifetime":
+            form = KeyLifetimeForm(request.POST)
+            if not form.is_valid():
+                return self.get(request, tenant_slug, lifetime_form=form)
+            days = form.cleaned_data["max_api_key_lifetime_days"]
+            tenant_update(tenant=self.tenant, max_api_key_lifetime_days=days, actor=actor_of(request))
+            said = f"New API keys live at most {days} days." if days else "New API keys may never expire."
+            messages.success(request, said)
+            return redirect("banks_web:tenant-settings", tenant_slug=tenant_slug)
         if request.POST.get("action") == "delete-bank":
             form = BankDeleteForm(request.POST, banks=self.page.banks)
             if not form.is_valid():

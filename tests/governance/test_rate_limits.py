@@ -78,9 +78,10 @@ def test_no_sixty_seconds_ever_hold_more_than_the_limit(caller, clock):
 
 
 def test_the_tenant_limit_spans_all_its_keys_and_spares_other_tenants(caller, other_caller, clock):
+    # Issued under the default tenant limit (a key's own limit is capped at its tenant's), then the tenant's shrinks.
+    first = client_for(api_key_issue(tenant=caller.tenant, name="a", rate_limit_per_minute=100).raw_key)
+    second = client_for(api_key_issue(tenant=caller.tenant, name="b", rate_limit_per_minute=100).raw_key)
     with override_settings(MEMORYHUB={**settings.MEMORYHUB, "TENANT_RATE_LIMIT_PER_MINUTE": 4}):
-        first = client_for(api_key_issue(tenant=caller.tenant, name="a", rate_limit_per_minute=100).raw_key)
-        second = client_for(api_key_issue(tenant=caller.tenant, name="b", rate_limit_per_minute=100).raw_key)
         statuses = [client.get(caller.url("")).status_code for client in (first, second, first, second)]
         assert statuses == [200, 200, 200, 200]
         refused = second.get(caller.url(""))

@@ -8,6 +8,7 @@ import psycopg
 import pytest
 from django.conf import settings
 from django.db import connection, transaction
+from rest_framework.test import APIClient
 
 from beliefs.models import Belief, Episode
 from beliefs.services.retain import RetainItem, retain
@@ -291,6 +292,228 @@ def test_staff_see_every_tenant_in_the_admin_and_api_users_do_not_bypass(client)
     client.force_login(admin)
     page = client.get("/admin/beliefs/episode/")
     episode = Episode.objects.get(bank=a.bank)
-    assert page.status_code == 200 and f"episode {episode.pk} in bank {a.bank.pk}" in page.content.decode()
+    assert page.status_code == 200 and f'href="/admin/beliefs/episode/{episode.pk}/change/' in page.content.decode()
     with request_role_connection() as raw:
         assert raw.execute("SELECT count(*) FROM beliefs_episode").fetchone()[0] == 0
+
+
+# --- M2: the request role cannot mint access (keys, memberships, accounts, permissions, sessions) -----------------
+
+# Each runs as the request role, scoped to tenant A as a request would be, and must be refused: none of these tables
+# is writable by the request role, and the owner functions refuse a tenant the session is not scoped to.
+MINT_ACCESS = {
+    # The review's exact SQL: an admin key for tenant B with a secret the attacker knows.
+    "insert a key for another tenant": (
+        "INSERT INTO banks_apikey (tenant_id, bank_id, name, prefix, secret_hash, created_at, scopes) "
+        "VALUES ({b}, NULL, 'x', 'deadbeef', encode(sha256('mh_deadbeef_s'::bytea),'hex'), now(), '[\"admin\"]')"
+    ),
+    "insert a key for its own tenant": (
+        "INSERT INTO banks_apikey (tenant_id, bank_id, name, prefix, secret_hash, created_at, scopes) "
+        "VALUES ({a}, NULL, 'x', 'deadbee1', encode(sha256('mh_deadbee1_s'::bytea),'hex'), now(), '[\"admin\"]')"
+    ),
+    "un-revoke, widen and move another tenant's key": (
+        "UPDATE banks_apikey SET revoked_at = NULL, expires_at = NULL, scopes = '[\"admin\"]', tenant_id = {a} "
+        "WHERE tenant_id = {b}"
+    ),
+    "replace a key's secret": "UPDATE banks_apikey SET secret_hash = 'x' WHERE tenant_id = {b}",
+    "insert a membership in another tenant": (
+        "INSERT INTO banks_membership (tenant_id, user_id, role, created_at) VALUES ({b}, {user}, 'admin', now())"
+    ),
+    "insert a membership in its own tenant": (
+        "INSERT INTO banks_membership (tenant_id, user_id, role, created_at) VALUES ({a}, {user}, 'admin', now())"
+    ),
+    "promote a membership": "UPDATE banks_membership SET role = 'admin' WHERE user_id = {user}",
+    "make itself staff": "UPDATE auth_user SET is_staff = true WHERE id = {user}",
+    "make itself superuser": "UPDATE auth_user SET is_superuser = true, is_active = true WHERE id = {user}",
+    "set a password it knows": "UPDATE auth_user SET password = 'md5$x$x' WHERE id = {user}",
+    "create an account": (
+        "INSERT INTO auth_user (password, is_superuser, username, first_name, last_name, email, is_staff, is_active, "
+        "date_joined) VALUES ('x', true, 'intruder', '', '', '', true, true, now())"
+    ),
+    "give itself a model permission": (
+        "INSERT INTO auth_user_user_permissions (user_id, permission_id) "
+        "SELECT {user}, id FROM auth_permission WHERE codename = 'manage_tenants'"
+    ),
+    "join a group": "INSERT INTO auth_user_groups (user_id, group_id) VALUES ({user}, 1)",
+    "insert a guardian permission on another tenant's bank": (
+        "INSERT INTO banks_bankuserobjectpermission (permission_id, user_id, content_object_id) "
+        "SELECT id, {user}, {bank_b} FROM auth_permission WHERE codename = 'admin_bank'"
+    ),
+    "insert a guardian permission on its own bank": (
+        "INSERT INTO banks_bankuserobjectpermission (permission_id, user_id, content_object_id) "
+        "SELECT id, {user}, {bank_a} FROM auth_permission WHERE codename = 'admin_bank'"
+    ),
+    "insert a generic guardian permission": (
+        "INSERT INTO guardian_userobjectpermission (permission_id, user_id, content_type_id, object_pk) "
+        "SELECT id, {user}, content_type_id, '{bank_b}' FROM auth_permission WHERE codename = 'admin_bank'"
+    ),
+    "read session keys": "SELECT session_key FROM django_session LIMIT 5",  # the review's exact SQL
+    "read session data": "SELECT session_data FROM django_session",
+    "write a session": (
+        "INSERT INTO django_session (session_key, session_data, expire_date) "
+        "VALUES ('k', 'd', now() + interval '1 day')"
+    ),
+    "write the admin log": (
+        "INSERT INTO django_admin_log (action_time, object_repr, action_flag, change_message, user_id) "
+        "VALUES (now(), 'x', 1, '', {user})"
+    ),
+    "insert a bank into another tenant": (
+        "INSERT INTO banks_bank (tenant_id, slug, name, description, background, policy, vector_index_episodes, "
+        "created_at, updated_at) VALUES ({b}, 'planted', 'p', '', '', '{{}}', 0, now(), now())"
+    ),
+    # The owner functions, called for a tenant the session does not hold the token of.
+    "the key function, for another tenant": (
+        "SELECT memoryhub_api_key_insert({b}, NULL, 'x', 'cafebabe', 'h', NULL, NULL, '[\"admin\"]', NULL, NULL)"
+    ),
+    "the revoke function, for another tenant": "SELECT * FROM memoryhub_api_keys_revoke({b}, ARRAY[{key_b}]::bigint[])",
+    "the membership function, for another tenant": "SELECT memoryhub_membership_set({b}, {user}, 'admin')",
+    "the permission function, on another tenant's bank": (
+        "SELECT memoryhub_bank_permissions_set({bank_b}, {user}, ARRAY['admin_bank', 'view_bank'], '{{}}')"
+    ),
+    "the membership removal function, for another tenant": "SELECT memoryhub_membership_remove({b}, {member_b})",
+}
+
+# These reach only rows of the session's own tenant (row-level security on the catalogue tables): 0 rows of B's.
+OTHER_TENANTS_ROWS_UNTOUCHED = {
+    "delete another tenant's keys": "DELETE FROM banks_apikey WHERE tenant_id = {b}",
+    "rename another tenant": "UPDATE banks_tenant SET name = 'owned', max_api_key_lifetime_days = NULL WHERE id = {b}",
+    "turn off another tenant's defense": (
+        "UPDATE banks_bank SET policy = '{{\"defense\": {{\"mode\": \"off\"}}}}', tenant_id = {a} WHERE tenant_id = {b}"
+    ),
+    "delete another tenant's bank roles": (
+        "DELETE FROM banks_bankuserobjectpermission WHERE content_object_id = {bank_b}"
+    ),
+    "delete another tenant's bank": "DELETE FROM banks_bank WHERE tenant_id = {b}",
+}
+
+
+@pytest.fixture
+def two_tenants_with_people(transactional_db):
+    """Tenants A and B, each with a bank, an admin key and a person; B's person is a bank admin, signed in."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from banks.permissions import Role
+    from banks.services.banks import bank_role_set, membership_set
+
+    a, b = make_caller(), make_caller()
+    users = get_user_model().objects
+    intruder = users.create_user("intruder-a", password="pw-123456")
+    membership_set(tenant=a.tenant, user=intruder, role="analyst")
+    member_b = users.create_user("member-b", password="pw-123456")
+    membership_set(tenant=b.tenant, user=member_b, role="analyst")
+    bank_role_set(bank=b.bank, user=member_b, role=Role.BANK_ADMIN)
+    browser = Client()
+    browser.force_login(member_b)  # a session row exists to be stolen
+    return a, b, intruder, member_b, browser
+
+
+def _identity_state(b) -> dict:
+    from django.contrib.auth import get_user_model
+
+    from banks.models import ApiKey, Bank, BankUserObjectPermission, Membership, Tenant
+
+    return {
+        "keys": sorted(ApiKey.objects.values_list("prefix", "tenant_id", "scopes", "revoked_at", "secret_hash")),
+        "memberships": sorted(Membership.objects.values_list("tenant_id", "user_id", "role")),
+        "users": sorted(get_user_model().objects.values_list("username", "is_staff", "is_superuser", "password")),
+        "user_permissions": get_user_model().user_permissions.through.objects.count(),
+        "bank_permissions": sorted(BankUserObjectPermission.objects.values_list("user_id", "content_object_id")),
+        "banks": sorted(Bank.objects.values_list("tenant_id", "slug", "policy")),
+        "tenants": sorted(Tenant.objects.values_list("pk", "name", "max_api_key_lifetime_days")),
+    }
+
+
+def test_the_request_role_cannot_mint_access_for_any_tenant(two_tenants_with_people):
+    """M2: every way the review found (and more) to create a credential, a role or a staff flag, or to read a
+    session, is refused for the request role; B's key, people and banks are untouched, and the planted key of the
+    review does not authenticate."""
+    a, b, intruder, member_b, browser = two_tenants_with_people
+    values = {
+        "a": a.tenant.pk, "b": b.tenant.pk, "bank_a": a.bank.pk, "bank_b": b.bank.pk, "user": intruder.pk,
+        "member_b": member_b.pk, "key_b": b.api_key.pk,
+    }  # fmt: skip
+    before = _identity_state(b)
+    for name, statement in MINT_ACCESS.items():
+        with request_role_connection() as raw:
+            scope_session(raw, a.tenant.pk)
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                raw.execute(statement.format(**values))
+            assert raw.info.transaction_status == psycopg.pq.TransactionStatus.IDLE, name
+    for name, statement in OTHER_TENANTS_ROWS_UNTOUCHED.items():
+        with request_role_connection() as raw:
+            scope_session(raw, a.tenant.pk)
+            assert raw.execute(statement.format(**values)).rowcount == 0, name
+    assert _identity_state(b) == before
+    planted = APIClient()
+    planted.credentials(HTTP_AUTHORIZATION="Bearer mh_deadbeef_s")
+    assert planted.get(f"/api/v1/banks/{b.bank.slug}/export").status_code == 401
+    assert browser.get(f"/t/{b.tenant.slug}/banks/{b.bank.slug}/settings/api-keys/").status_code == 200  # still in
+
+
+def test_the_request_role_holds_exactly_its_listed_privileges(db):
+    """Identity tables: read, plus the two columns authentication writes; sessions: nothing; memory: row access."""
+    from memoryhub.database import REQUEST_ROLE_TABLE_GRANTS
+
+    role = request_role()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """SELECT c.relname, has_table_privilege(%s, c.oid, 'SELECT'), has_table_privilege(%s, c.oid, 'INSERT'),
+                      has_table_privilege(%s, c.oid, 'UPDATE'), has_table_privilege(%s, c.oid, 'DELETE'),
+                      has_table_privilege(%s, c.oid, 'TRUNCATE')
+               FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+               WHERE n.nspname = 'public' AND c.relkind = 'r'""",
+            [role] * 5,
+        )
+        table_privileges = {row[0]: row[1:] for row in cursor.fetchall()}
+        cursor.execute(
+            """SELECT table_name, column_name FROM information_schema.column_privileges
+               WHERE grantee = %s AND privilege_type = 'UPDATE' AND table_schema = 'public'
+                 AND table_name IN ('banks_apikey', 'auth_user', 'banks_membership')""",
+            [role],
+        )
+        updatable = sorted(cursor.fetchall())
+    assert table_privileges["banks_apikey"] == (True, False, False, True, False)
+    assert table_privileges["banks_membership"] == (True, False, False, False, False)
+    assert table_privileges["auth_user"] == (True, False, False, False, False)
+    for table in ("django_session", "django_admin_log"):
+        assert table_privileges[table] == (False, False, False, False, False), table
+    for table in ("banks_bankuserobjectpermission", "guardian_userobjectpermission", "auth_user_user_permissions",
+                  "auth_user_groups", "auth_group_permissions", "auth_permission"):  # fmt: skip
+        assert table_privileges[table][1:3] == (False, False), table
+    assert updatable == [("auth_user", "last_login"), ("banks_apikey", "last_used_at")]
+    for table in protected_tables():
+        assert table_privileges[table] == (True, True, True, True, False), table
+    unlisted = set(table_privileges) - set(REQUEST_ROLE_TABLE_GRANTS) - set(protected_tables())
+    assert unlisted and all(table_privileges[t] == (True, False, False, False, False) for t in unlisted), unlisted
+
+
+def test_migrate_takes_back_what_an_earlier_install_granted(db):
+    """An install from before least privilege gave the request role every row privilege on every table: the grants
+    that run after each ``migrate`` revoke the identity writes and the session table (and set the defaults)."""
+    from django.apps import apps
+
+    from memoryhub.apps import grant_request_role_after_migrate
+
+    role = request_role()
+    with connection.cursor() as cursor:  # what grant_request_role did before (rolled back with the test)
+        cursor.execute(f'GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO "{role}"')
+        cursor.execute(f'ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT INSERT, UPDATE, DELETE ON TABLES TO "{role}"')
+        cursor.execute("SELECT has_table_privilege(%s, 'banks_apikey', 'INSERT')", [role])
+        assert cursor.fetchone()[0] is True
+    grant_request_role_after_migrate(sender=apps.get_app_config("beliefs"), using="default")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT has_table_privilege(%s, 'banks_apikey', 'INSERT'), has_table_privilege(%s, 'auth_user', 'UPDATE'),"
+            " has_column_privilege(%s, 'auth_user', 'last_login', 'UPDATE'),"
+            " has_table_privilege(%s, 'django_session', 'SELECT'),"
+            " has_table_privilege(%s, 'beliefs_episode', 'INSERT')",
+            [role] * 5,
+        )
+        assert cursor.fetchone() == (False, False, True, False, True)
+        cursor.execute(
+            "SELECT array_agg(DISTINCT a.privilege_type) FROM pg_default_acl d, aclexplode(d.defaclacl) a "
+            "WHERE d.defaclobjtype = 'r' AND a.grantee = (SELECT oid FROM pg_roles WHERE rolname = %s)",
+            [role],
+        )
+        assert cursor.fetchone()[0] == ["SELECT"]

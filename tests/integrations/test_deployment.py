@@ -15,7 +15,8 @@ from memoryhub.queues import WORKERS, Queue
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "compose.yaml"
-SECRETS = ("POSTGRES_PASSWORD", "MEMORYHUB_DB_PASSWORD", "MEMORYHUB_MAINTENANCE_DB_PASSWORD", "DJANGO_SECRET_KEY")
+SECRETS = ("POSTGRES_PASSWORD", "MEMORYHUB_DB_PASSWORD", "MEMORYHUB_MAINTENANCE_DB_PASSWORD", "DJANGO_SECRET_KEY",
+           "MEMORYHUB_METRICS")  # fmt: skip
 LONG_RUNNING = {"db", "redis", "web", "worker", "worker-interactive", "worker-erasure", "worker-defense", "beat"}
 
 

@@ -120,7 +120,10 @@ def test_only_tenant_admins_invite(client_as, ops):
 
 
 def test_a_first_password_passes_the_validators_is_shown_once_and_must_be_changed(db):
+    from django.contrib.auth.models import Permission
+
     staff_user = get_user_model().objects.create_user("operator", password=STRONG, is_staff=True)
+    staff_user.user_permissions.add(Permission.objects.get(codename="manage_tenants"))  # the staff page's permission
     staff = Client()
     staff.force_login(staff_user)
     made = staff.post("/staff/tenants/", {"slug": "globex", "name": "Globex", "admin": "hank",

@@ -69,6 +69,7 @@ class Command(BaseCommand):
             )
         )
         self.stdout.write(self.style.SUCCESS(f"MemoryHub is serving on http://{bind}  (API docs: /api/docs/)"))
+        self.stdout.write(_metrics_hint(bind))
 
         def stop(*_):
             for process in processes:
@@ -85,3 +86,15 @@ class Command(BaseCommand):
             stop()
             for process in processes:
                 process.wait(timeout=30)
+
+
+def _metrics_hint(bind: str) -> str:
+    """How to scrape /metrics: it needs the data directory's token unless MEMORYHUB_METRICS says otherwise."""
+    access = settings.METRICS_ACCESS
+    if access == "off":
+        return "metrics: off (MEMORYHUB_METRICS=off)"
+    if access == "open":
+        return f"metrics: http://{bind}/metrics (open to anyone: MEMORYHUB_METRICS=open)"
+    token_file = settings.DATA_DIR / "metrics-token"
+    where = f"$(cat {token_file})" if token_file.exists() and token_file.read_text().strip() == access else "$TOKEN"
+    return f'metrics: curl -H "Authorization: Bearer {where}" http://{bind}/metrics'

@@ -59,9 +59,11 @@ def test_stalled_bank_recovers_by_itself_and_paused_bank_waits(eager_tasks):
     app.control.purge()
     Episode.objects.update(recorded_at=timezone.now() - timedelta(hours=1))
 
+    from django.conf import settings
     from django.test import Client
 
-    metrics = Client().get("/metrics").content.decode()
+    scrape = {"HTTP_AUTHORIZATION": f"Bearer {settings.METRICS_ACCESS}"}  # the token /metrics needs by default
+    metrics = Client().get("/metrics", **scrape).content.decode()
     lag = next(line for line in metrics.splitlines() if line.startswith("memoryhub_consolidation_lag_seconds"))
     assert float(lag.split()[-1]) >= 3600
     assert 'memoryhub_background_pending{stage="extraction"} 4.0' in metrics

@@ -67,8 +67,11 @@ def test_an_admin_issues_a_key_sees_it_once_files_an_erasure_and_reads_its_recei
         ("41-admin-tenant-audit", tenant + "audit/", "Tenant audit log"),
     ]
     operator = site.users[Role.TENANT_ADMIN]
-    operator.is_staff = True  # the installation's operators also see every tenant
+    operator.is_staff = True  # the installation's operators (with the manage-tenants permission) see every tenant
     operator.save(update_fields=["is_staff"])
+    from django.contrib.auth.models import Permission
+
+    operator.user_permissions.add(Permission.objects.get(codename="manage_tenants"))
     pages.append(("45-admin-staff-tenants", "/staff/tenants/", "Tenants"))
     for name, path, heading in pages:
         page.goto(path)

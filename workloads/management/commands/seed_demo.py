@@ -20,7 +20,7 @@ from banks.services.banks import bank_create, bank_role_set, membership_set, ten
 from beliefs.models import Episode, MentalModel
 from beliefs.services.mental_models import mental_model_create, mental_models_refresh
 from beliefs.services.retain import RetainItem, retain
-from memoryhub.tenancy import tenant_scope
+from memoryhub.tenancy import rls_bypass, tenant_scope
 from reviews.models import ReviewItem
 from workloads.anomaly import anomaly_event_record, triage
 from workloads.churn import intervention_record, interventions_score, outcome_record
@@ -169,11 +169,13 @@ def _demo_password(username: str) -> str:
 
 
 def _demo_user(username: str, password: str):
+    """The demo account, created or given its password as the maintenance role (the request role writes no account)."""
     from django.contrib.auth import password_validation
 
-    user, _ = get_user_model().objects.get_or_create(username=username)
-    if not user.check_password(password):
-        password_validation.validate_password(password, user)
-        user.set_password(password)
-        user.save(update_fields=["password"])
+    with rls_bypass():
+        user, _ = get_user_model().objects.get_or_create(username=username)
+        if not user.check_password(password):
+            password_validation.validate_password(password, user)
+            user.set_password(password)
+            user.save(update_fields=["password"])
     return user
