@@ -8,6 +8,7 @@ import django_filters
 from django import forms
 
 from audit.models import AuditEvent
+from memoryhub.filters import TimeFilter
 
 
 class AuditEventFilterSet(django_filters.FilterSet):
@@ -19,12 +20,8 @@ class AuditEventFilterSet(django_filters.FilterSet):
     actor = django_filters.CharFilter(lookup_expr="startswith", max_length=200, help_text="Starts with: user:ana")
     target = django_filters.CharFilter(lookup_expr="startswith", max_length=200, help_text="Starts with: erasure:12")
     request_id = django_filters.CharFilter(max_length=64, label="Request id")
-    since = django_filters.IsoDateTimeFilter(
-        field_name="created_at", lookup_expr="gte", help_text="At or after this time (ISO 8601)."
-    )
-    until = django_filters.IsoDateTimeFilter(
-        field_name="created_at", lookup_expr="lt", help_text="Before this time (ISO 8601)."
-    )
+    since = TimeFilter(field_name="created_at", lookup_expr="gte", help_text="At or after this time (ISO 8601).")
+    until = TimeFilter(field_name="created_at", lookup_expr="lt", help_text="Before this time (ISO 8601).")
 
     class Meta:
         model = AuditEvent

@@ -3,16 +3,17 @@
 import django_filters
 
 from beliefs.models import Belief, Episode, Extractor, Fact, Provenance
+from memoryhub.filters import TimeFilter
 
 
 class EpisodeFilterSet(django_filters.FilterSet):
     source = django_filters.CharFilter()
     subject = django_filters.CharFilter()
     provenance = django_filters.ChoiceFilter(choices=Provenance.choices)
-    occurred_after = django_filters.IsoDateTimeFilter(field_name="occurred_at", lookup_expr="gte")
-    occurred_before = django_filters.IsoDateTimeFilter(field_name="occurred_at", lookup_expr="lte")
-    recorded_after = django_filters.IsoDateTimeFilter(field_name="recorded_at", lookup_expr="gte")
-    recorded_before = django_filters.IsoDateTimeFilter(field_name="recorded_at", lookup_expr="lte")
+    occurred_after = TimeFilter(field_name="occurred_at", lookup_expr="gte")
+    occurred_before = TimeFilter(field_name="occurred_at", lookup_expr="lte")
+    recorded_after = TimeFilter(field_name="recorded_at", lookup_expr="gte")
+    recorded_before = TimeFilter(field_name="recorded_at", lookup_expr="lte")
 
     class Meta:
         model = Episode

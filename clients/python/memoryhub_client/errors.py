@@ -105,6 +105,18 @@ class InvalidPolicy(BadRequestError):
     code = "invalid_policy"
 
 
+class ApiKeyLifetimeExceeded(BadRequestError):
+    """The key would outlive the tenant's longest key lifetime (``extra["latest_expiry"]``)."""
+
+    code = "api_key_lifetime_exceeded"
+
+
+class ApiKeyRateLimitTooHigh(BadRequestError):
+    """A key's rate limit above the issuer's own (``extra["max"]``)."""
+
+    code = "api_key_rate_limit_too_high"
+
+
 class ErasureAliasTooShort(BadRequestError):
     code = "erasure_alias_too_short"
 
@@ -167,6 +179,12 @@ class ScopeRequired(PermissionDenied):
     """The API key lacks the scope the action needs (``extra["scope"]``, e.g. ``review`` for review decisions)."""
 
     code = "scope_required"
+
+
+class ApiKeyScopeNotGrantable(PermissionError_):
+    """The issuer cannot grant these scopes (``extra["refused"]``, ``extra["grantable"]``)."""
+
+    code = "api_key_scope_not_grantable"
 
 
 class ImportTrustRequiresAdmin(PermissionError_):

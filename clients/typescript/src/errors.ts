@@ -98,6 +98,14 @@ export class MethodNotAllowed extends BadRequestError {
 export class InvalidPolicy extends BadRequestError {
   static override readonly code = "invalid_policy";
 }
+/** The key would outlive the tenant's longest key lifetime (`extra.latest_expiry`). */
+export class ApiKeyLifetimeExceeded extends BadRequestError {
+  static override readonly code = "api_key_lifetime_exceeded";
+}
+/** A key's rate limit above the issuer's own (`extra.max`). */
+export class ApiKeyRateLimitTooHigh extends BadRequestError {
+  static override readonly code = "api_key_rate_limit_too_high";
+}
 /** `extra.aliases` lists the positions of the aliases with fewer than 4 letters or digits. */
 export class ErasureAliasTooShort extends BadRequestError {
   static override readonly code = "erasure_alias_too_short";
@@ -140,6 +148,14 @@ export class AuthenticationFailed extends AuthenticationError {
 }
 export class PermissionDenied extends ForbiddenError {
   static override readonly code = "permission_denied";
+}
+/** The key lacks the scope the action needs (`extra.scope`, e.g. `review` for review decisions). */
+export class ScopeRequired extends PermissionDenied {
+  static override readonly code = "scope_required";
+}
+/** The issuer cannot grant these scopes (`extra.refused`, `extra.grantable`). */
+export class ApiKeyScopeNotGrantable extends ForbiddenError {
+  static override readonly code = "api_key_scope_not_grantable";
 }
 /** `trustFile: true` needs the admin scope. */
 export class ImportTrustRequiresAdmin extends ForbiddenError {
@@ -186,6 +202,10 @@ export class TriageDecisionNotFound extends NotFoundError {
 }
 export class BankSlugTaken extends ConflictError {
   static override readonly code = "bank_slug_taken";
+}
+/** A person reaches this bank slug in several tenants (`extra.tenants`): name one. */
+export class BankAmbiguous extends ConflictError {
+  static override readonly code = "bank_ambiguous";
 }
 export class IdempotencyKeyReused extends ConflictError {
   static override readonly code = "idempotency_key_reused";
@@ -237,12 +257,12 @@ type ErrorClass = typeof MemoryHubError;
 
 const CODE_CLASSES: ErrorClass[] = [
   ValidationError, MalformedRequest, UnsupportedMediaType, NotAcceptable, PayloadTooLarge, UriTooLong,
-  HeadersTooLarge, MethodNotAllowed, InvalidPolicy, ErasureAliasTooShort, TenantRequired, LessonWithoutEvidence, ReviewDecisionInvalid,
+  HeadersTooLarge, MethodNotAllowed, InvalidPolicy, ApiKeyLifetimeExceeded, ApiKeyRateLimitTooHigh, ErasureAliasTooShort, TenantRequired, LessonWithoutEvidence, ReviewDecisionInvalid,
   OutcomeAccountMismatch, OutcomeBeforeIntervention, ImportLineInvalid, ImportFormatUnknown, ImportTooLarge,
-  MemoryDefenseBlocked, NotAuthenticated, AuthenticationFailed, PermissionDenied, ImportTrustRequiresAdmin, NotFound,
+  MemoryDefenseBlocked, NotAuthenticated, AuthenticationFailed, PermissionDenied, ScopeRequired, ApiKeyScopeNotGrantable, ImportTrustRequiresAdmin, NotFound,
   BankNotFound, EpisodeNotFound, BatchNotFound, FactNotFound, BeliefNotFound, MentalModelNotFound,
   ErasureRequestNotFound, ApiKeyNotFound, InterventionNotFound, ReviewItemNotFound, PlayNotFound,
-  TriageDecisionNotFound, BankSlugTaken, IdempotencyKeyReused, MentalModelNameTaken, ReviewItemAlreadyDecided,
+  TriageDecisionNotFound, BankSlugTaken, BankAmbiguous, IdempotencyKeyReused, MentalModelNameTaken, ReviewItemAlreadyDecided,
   InterventionAlreadyScored, RateLimited, EmbeddingUnavailable, DatabaseUnavailable, LLMFailed, MethodNotImplemented,
   InternalServerError,
 ];
