@@ -9,14 +9,14 @@ from rest_framework import serializers
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
-from audit.services import audit_record
+from audit.services import actor_of
 from banks.scoping import BankScopedAPIView, bank_for_caller
 from beliefs.selectors.episodes import episode_list
-from memoryhub.exceptions import ImportFormatUnknown, ImportTrustRequiresAdmin
+from memoryhub.exceptions import ImportFormatUnknown, ImportTrustRequiresAdmin, ScopeRequired
 from memoryhub.serializers import StrictInputSerializer
 from portability.formats import FORMATS
 from portability.services import importing
-from portability.services.exporting import bank_export_lines
+from portability.services.exporting import bank_export
 from portability.services.importing import bank_import, request_lines
 
 NDJSON = "application/x-ndjson"
@@ -69,11 +69,8 @@ class BankExportApi(BankScopedAPIView):
     )
     def get(self, request, bank_slug: str):
         params = ExportParamsSerializer.parse(request.query_params.dict())
-        audit_record(request=request, tenant=self.bank.tenant, bank=self.bank, action="bank.exported",
-                     target=f"bank:{self.bank.slug}")  # fmt: skip
-        response = StreamingHttpResponse(
-            bank_export_lines(bank=self.bank, include_embeddings=params["embeddings"]), content_type=NDJSON
-        )
+        lines = bank_export(bank=self.bank, include_embeddings=params["embeddings"], actor=actor_of(request))
+        response = StreamingHttpResponse(lines, content_type=NDJSON)
         response["Content-Disposition"] = f'attachment; filename="{self.bank.slug}.memoryhub.jsonl"'
         return response
 
@@ -120,7 +117,12 @@ class BankImportApi(BankScopedAPIView):
         max_body_bytes = None if admin else importing.MAX_BODY_BYTES
         lines = request_lines(request._request, content_length=_content_length(request), max_body_bytes=max_body_bytes)
         result = bank_import(
-            bank=self.bank, lines=lines, format=source_format, max_body_bytes=max_body_bytes, request=request, **params
+            bank=self.bank,
+            lines=lines,
+            format=source_format,
+            max_body_bytes=max_body_bytes,
+            actor=actor_of(request),
+            **params,
         )
         return Response(ImportCountsSerializer(result.as_dict()).data)
 
@@ -129,7 +131,7 @@ def _caller_is_admin(request, bank_slug: str) -> bool:
     """Whether the caller holds the admin scope on this bank (a tenant admin, or a key with ``admin``)."""
     try:
         bank_for_caller(request, bank_slug, "admin")
-    except PermissionDenied:
+    except (PermissionDenied, ScopeRequired):  # a person without the role, a key without the scope
         return False
     return True
 
