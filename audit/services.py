@@ -18,20 +18,22 @@ def actor_of(request) -> str:
 
 def audit_record(
     *,
-    request=None,
     tenant,
     bank=None,
     action: str,
     target: str = "",
     details: dict | None = None,
-    actor: str | None = None,
+    actor: str = "system",
 ) -> AuditEvent:
-    """Write one audit event (in the caller's transaction, so it commits or rolls back with the change)."""
+    """Write one audit event for ``actor`` (``actor_of(request)`` in a view), in the caller's transaction.
+
+    It commits or rolls back with the change it records; services call it, views never do.
+    """
     return AuditEvent.objects.create(
         tenant_id=getattr(tenant, "pk", tenant),
         bank=bank,
         bank_slug=bank.slug if bank is not None else "",
-        actor=actor or actor_of(request),
+        actor=actor or "system",
         action=action,
         target=target[:200],
         request_id=current_request_id(),

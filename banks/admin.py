@@ -16,8 +16,9 @@ from collections import defaultdict
 
 from django.contrib import admin, messages
 
+from audit.services import actor_of
 from banks.models import ApiKey, Bank, Membership, Tenant
-from banks.services.api_keys import api_key_revoke_and_audit
+from banks.services.api_keys import api_key_revoke
 
 _MAX_IDS = 100  # per audit event
 
@@ -29,7 +30,7 @@ class AuditedAdmin(admin.ModelAdmin):
         return getattr(obj, "tenant_id", None)
 
     def audit(self, request, objects, action: str, **details) -> None:
-        from audit.services import audit_record
+        from audit.services import actor_of, audit_record
 
         by_tenant: dict[int, list] = defaultdict(list)
         for obj in objects:
@@ -38,7 +39,7 @@ class AuditedAdmin(admin.ModelAdmin):
                 by_tenant[tenant_id].append(obj.pk)
         model = self.model._meta.label_lower
         for tenant_id, ids in by_tenant.items():
-            audit_record(request=request, tenant=tenant_id, action=action, target=f"admin:{model}",
+            audit_record(actor=actor_of(request), tenant=tenant_id, action=action, target=f"admin:{model}",
                          details={"model": model, "ids": ids[:_MAX_IDS], "count": len(ids), **details})  # fmt: skip
 
     def changelist_view(self, request, extra_context=None):
@@ -150,5 +151,5 @@ class ApiKeyAdmin(AuditedAdmin):
     def revoke(self, request, queryset):
         keys = list(queryset)
         for api_key in keys:
-            api_key_revoke_and_audit(request=request, api_key=api_key)
+            api_key_revoke(api_key=api_key, actor=actor_of(request))
         messages.success(request, f"Revoked {len(keys)} key(s).")

@@ -25,9 +25,7 @@ def lockout_response(request, original_response=None, credentials=None):
     cool_off = get_cool_off(request)
     seconds = max(1, math.ceil(cool_off.total_seconds())) if cool_off else 900
     if "text/html" in request.headers.get("Accept", ""):
-        response = render(
-            request, "registration/locked_out.html", {"minutes": math.ceil(seconds / 60)}, status=429
-        )
+        response = render(request, "registration/locked_out.html", {"minutes": math.ceil(seconds / 60)}, status=429)
     else:
         response = error_response("login_locked", LOCKED_DETAIL, 429)
     response["Retry-After"] = str(seconds)

@@ -212,9 +212,7 @@ class Invitation(models.Model):
 class PasswordChangeRequired(models.Model):
     """A person who signed in with a first password someone else generated must choose their own first."""
 
-    user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="+"
-    )
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

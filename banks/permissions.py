@@ -96,9 +96,9 @@ def bank_roles(user, tenant, membership: Membership | None = None) -> dict[int, 
     rows = BankUserObjectPermission.objects.filter(user=user, content_object__tenant=tenant).values_list(
         "content_object_id", "permission__codename"
     )
-    group_rows = BankGroupObjectPermission.objects.filter(
-        group__user=user, content_object__tenant=tenant
-    ).values_list("content_object_id", "permission__codename")
+    group_rows = BankGroupObjectPermission.objects.filter(group__user=user, content_object__tenant=tenant).values_list(
+        "content_object_id", "permission__codename"
+    )
     for bank_id, codename in [*rows, *group_rows]:
         granted.setdefault(bank_id, set()).add(codename)
     roles = {bank_id: role_from_codenames(codenames) for bank_id, codenames in granted.items()}

@@ -63,7 +63,7 @@ def _key_payload(issued) -> dict:
 def tenant_create(*, slug: str, name: str, admin_key: bool) -> dict:
     _setup()
     from banks.models import Tenant
-    from banks.services.api_keys import api_key_issue_and_audit
+    from banks.services.api_keys import api_key_issue
     from banks.services.banks import tenant_create as create
     from memoryhub.tenancy import tenant_scope
 
@@ -74,7 +74,7 @@ def tenant_create(*, slug: str, name: str, admin_key: bool) -> dict:
     if admin_key:
         with tenant_scope(tenant.pk):
             scopes = ["read", "write", "admin"]
-            issued = api_key_issue_and_audit(tenant=tenant, name="admin", scopes=scopes, actor="cli")
+            issued = api_key_issue(tenant=tenant, name="admin", scopes=scopes, actor="cli")
             data.update(_key_payload(issued))
     return data
 
@@ -97,7 +97,7 @@ def key_create(*, tenant_slug: str | None, name: str, bank_slug: str | None, sco
                expires_at=None) -> dict:  # fmt: skip
     _setup()
     from banks.models import Bank
-    from banks.services.api_keys import api_key_issue_and_audit
+    from banks.services.api_keys import api_key_issue
     from memoryhub.tenancy import tenant_scope
 
     tenant = _tenant(tenant_slug)
@@ -107,15 +107,15 @@ def key_create(*, tenant_slug: str | None, name: str, bank_slug: str | None, sco
         if bank is None:
             raise click.ClickException(f"no bank {bank_slug!r} in tenant {tenant.slug!r}")
     with _as_client_errors(), tenant_scope(tenant.pk):
-        issued = api_key_issue_and_audit(tenant=tenant, name=name, bank=bank, scopes=scopes, expires_at=expires_at,
-                                         actor="cli")  # fmt: skip
+        issued = api_key_issue(tenant=tenant, name=name, bank=bank, scopes=scopes, expires_at=expires_at,
+                               actor="cli")  # fmt: skip
         return {**_key_payload(issued), "expires_at": issued.api_key.expires_at}
 
 
 def key_revoke(*, tenant_slug: str | None, prefix: str) -> None:
     _setup()
     from banks.models import ApiKey
-    from banks.services.api_keys import api_key_revoke_and_audit
+    from banks.services.api_keys import api_key_revoke
     from memoryhub.tenancy import tenant_scope
 
     tenant = _tenant(tenant_slug)
@@ -123,7 +123,7 @@ def key_revoke(*, tenant_slug: str | None, prefix: str) -> None:
     if api_key is None:
         raise click.ClickException(f"no key {prefix!r} in tenant {tenant.slug!r}")
     with tenant_scope(tenant.pk):
-        api_key_revoke_and_audit(api_key=api_key, actor="cli")
+        api_key_revoke(api_key=api_key, actor="cli")
 
 
 def erase(*, tenant_slug: str | None, bank_slug: str | None, subject: str) -> dict:

@@ -124,8 +124,12 @@ def key():
     "--scope", "scopes", multiple=True, type=click.Choice(["read", "write", "review", "admin"]),
     help="Repeatable. review decides review items and records analyst verdicts; agent keys need not have it.",
 )  # fmt: skip
-@click.option("--expires-in-days", type=click.IntRange(min=1), default=None,
-              help="Days until the key stops working; without it: never, or the tenant's longest key lifetime.")
+@click.option(
+    "--expires-in-days",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Days until the key stops working; without it: never, or the tenant's longest key lifetime.",
+)
 @click.option("--tenant", "tenant_slug", default=None, help="Tenant slug (database mode, or people in several).")
 @pass_ctx
 def key_create(ctx: Context, name, bank_slug, scopes, expires_in_days, tenant_slug):

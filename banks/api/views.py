@@ -23,8 +23,8 @@ from banks.scoping import (
     tenant_for_admin_action,
     tenant_for_bank_creation,
 )
-from banks.services.api_keys import api_key_issue_and_audit, api_key_revoke_and_audit
-from banks.services.banks import bank_create_and_audit, bank_settings_change
+from banks.services.api_keys import api_key_issue, api_key_revoke
+from banks.services.banks import bank_create, bank_delete, bank_settings_change
 from memoryhub.exceptions import ApiKeyNotFound, BankNotFound
 from memoryhub.pagination import paginate, paginated_schema
 
@@ -43,7 +43,7 @@ class BankListCreateApi(TenantScopedAPIView):
         tenant = tenant_for_bank_creation(request, data.pop("tenant", None))
         self.scope_tenant(tenant.pk)
         user = request.user if getattr(request.user, "pk", None) else None
-        bank = bank_create_and_audit(request=request, tenant=tenant, created_by=user, **data)
+        bank = bank_create(tenant=tenant, created_by=user, actor=actor_of(request), **data)
         return Response(BankOutputSerializer(bank).data, status=status.HTTP_201_CREATED)
 
 
@@ -60,20 +60,17 @@ class BankDetailApi(BankScopedAPIView):
     @extend_schema(request=BankUpdateInputSerializer, responses=BankOutputSerializer)
     def patch(self, request, bank_slug: str):
         data = BankUpdateInputSerializer.parse(request.data)
-        change = bank_settings_change(bank=self.bank, request=request, **data)
+        change = bank_settings_change(bank=self.bank, actor=actor_of(request), **data)
         payload = BankOutputSerializer(change.bank).data
-        if change.rescan is not None:
-            rescan = change.rescan
-            payload["defense_rescan"] = {"id": rescan.pk, "status": rescan.status, "total": rescan.total}
+        for followup in change.followups:
+            payload[followup.key] = followup.summary
         return Response(payload)
 
     @extend_schema(responses={200: dict})
     def delete(self, request, bank_slug: str):
         """Forget the whole bank: every episode, fact, belief and mental model. Returns a receipt."""
-        from beliefs.services.forget.bank import bank_forget
-
         tenant_for_admin_action(request, self.bank.tenant.slug, "delete banks")
-        return Response(bank_forget(bank=self.bank, actor=actor_of(request)))
+        return Response(bank_delete(bank=self.bank, actor=actor_of(request)))
 
 
 class ApiKeyListCreateApi(TenantScopedAPIView):
@@ -109,8 +106,8 @@ class ApiKeyListCreateApi(TenantScopedAPIView):
                 raise BankNotFound()
         user = request.user if getattr(request.user, "pk", None) else None
         parent = caller_api_key(request)
-        issued = api_key_issue_and_audit(
-            request=request,
+        issued = api_key_issue(
+            actor=actor_of(request),
             tenant=tenant,
             name=data["name"],
             bank=bank,
@@ -134,5 +131,5 @@ class ApiKeyDetailApi(TenantScopedAPIView):
         api_key = ApiKey.objects.filter(tenant=tenant, prefix=prefix).first()
         if api_key is None:
             raise ApiKeyNotFound()
-        api_key_revoke_and_audit(request=request, api_key=api_key)
+        api_key_revoke(api_key=api_key, actor=actor_of(request))
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -136,9 +136,9 @@ def invitation_close(*, invitation: Invitation, actor: str, action: str = "invit
     from audit.services import audit_record
 
     with transaction.atomic(), tenant_scope(invitation.tenant_id):
-        closed = Invitation.objects.filter(
-            pk=invitation.pk, accepted_at__isnull=True, closed_at__isnull=True
-        ).update(closed_at=timezone.now())
+        closed = Invitation.objects.filter(pk=invitation.pk, accepted_at__isnull=True, closed_at__isnull=True).update(
+            closed_at=timezone.now()
+        )
         if closed:
             audit_record(tenant=invitation.tenant_id, action=action, target=f"invitation:{invitation.pk}",
                          actor=actor)  # fmt: skip

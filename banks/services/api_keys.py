@@ -73,7 +73,26 @@ def api_key_max_rate_limit() -> int:
     return settings.MEMORYHUB["TENANT_RATE_LIMIT_PER_MINUTE"]
 
 
-def api_key_issue(
+def api_key_issue(*, actor: str | None = None, **issue) -> IssuedKey:
+    """Issue a key (``api_key_insert``'s arguments); audited as ``api_key.issued`` when ``actor`` is given.
+
+    What the API, the key pages and the command line call, each naming who asked.
+    """
+    from audit.services import audit_record
+
+    with owner_functions.tenant_writes(issue["tenant"].pk):
+        issued = api_key_insert(**issue)
+        key = issued.api_key
+        if actor is not None:
+            details = {"scopes": key.scopes, "expires_at": key.expires_at.isoformat() if key.expires_at else None}
+            if key.created_by_key_id:
+                details["issued_by_key"] = issue["created_by_key"].prefix
+            audit_record(actor=actor, tenant=key.tenant_id, bank=key.bank, action="api_key.issued",
+                         target=f"api_key:{key.prefix}", details=details)  # fmt: skip
+    return issued
+
+
+def api_key_insert(
     *,
     tenant: Tenant,
     name: str,
@@ -172,39 +191,22 @@ def api_keys_revoke(*, tenant_id: int, key_ids: list[int]) -> list[int]:
     return sorted(row[0] for row in rows)
 
 
-def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
-    """Revoke a key and the keys it issued; revoking twice keeps the first revocation time."""
-    api_keys_revoke(tenant_id=api_key.tenant_id, key_ids=[api_key.pk])
-    api_key.refresh_from_db(fields=["revoked_at"])
-    return api_key
+def api_key_revoke(*, api_key: ApiKey, actor: str | None = None) -> ApiKey:
+    """Revoke a key and the keys it issued; revoking twice keeps the first revocation time.
 
-
-def api_key_issue_and_audit(*, request=None, actor: str | None = None, **issue) -> IssuedKey:
-    """Issue a key (``api_key_issue``'s arguments) and audit it: what the API, the key pages and the CLI call."""
-    from audit.services import audit_record
-
-    with owner_functions.tenant_writes(issue["tenant"].pk):
-        issued = api_key_issue(**issue)
-        key = issued.api_key
-        details = {"scopes": key.scopes, "expires_at": key.expires_at.isoformat() if key.expires_at else None}
-        if key.created_by_key_id:
-            details["issued_by_key"] = issue["created_by_key"].prefix
-        audit_record(request=request, actor=actor, tenant=key.tenant_id, bank=key.bank, action="api_key.issued",
-                     target=f"api_key:{key.prefix}", details=details)  # fmt: skip
-    return issued
-
-
-def api_key_revoke_and_audit(*, request=None, actor: str | None = None, api_key: ApiKey) -> ApiKey:
-    """Revoke a key and audit it, and each key it issued (a second revocation keeps the first time, audited again)."""
+    Audited when ``actor`` is given: the key, and each key it issued with the reason (a second
+    revocation keeps the first time and is audited again).
+    """
     from audit.services import audit_record
 
     with owner_functions.tenant_writes(api_key.tenant_id):
         revoked = api_keys_revoke(tenant_id=api_key.tenant_id, key_ids=[api_key.pk])
         api_key.refresh_from_db(fields=["revoked_at"])
-        audit_record(request=request, actor=actor, tenant=api_key.tenant_id, bank=api_key.bank,
-                     action="api_key.revoked", target=f"api_key:{api_key.prefix}")  # fmt: skip
-        _audit_cascade(request=request, actor=actor, ids=[pk for pk in revoked if pk != api_key.pk],
-                       reason=f"issuing key api_key:{api_key.prefix} revoked")  # fmt: skip
+        if actor is not None:
+            audit_record(actor=actor, tenant=api_key.tenant_id, bank=api_key.bank, action="api_key.revoked",
+                         target=f"api_key:{api_key.prefix}")  # fmt: skip
+            _audit_cascade(actor=actor, ids=[pk for pk in revoked if pk != api_key.pk],
+                           reason=f"issuing key api_key:{api_key.prefix} revoked")  # fmt: skip
     return api_key
 
 
@@ -221,15 +223,15 @@ def api_keys_revoke_created_by(*, tenant: Tenant, user, bank: Bank | None = None
         keys = keys.filter(bank=bank)
     with owner_functions.tenant_writes(tenant.pk):
         revoked = api_keys_revoke(tenant_id=tenant.pk, key_ids=list(keys.values_list("pk", flat=True)))
-        return _audit_cascade(request=None, actor=actor, ids=revoked, reason=reason)
+        return _audit_cascade(actor=actor, ids=revoked, reason=reason)
 
 
-def _audit_cascade(*, request, actor: str | None, ids: list[int], reason: str) -> list[str]:
+def _audit_cascade(*, actor: str | None, ids: list[int], reason: str) -> list[str]:
     from audit.services import audit_record
 
     prefixes = []
     for key in ApiKey.objects.filter(pk__in=ids).select_related("bank").order_by("pk"):
-        audit_record(request=request, actor=actor, tenant=key.tenant_id, bank=key.bank, action="api_key.revoked",
+        audit_record(actor=actor or "system", tenant=key.tenant_id, bank=key.bank, action="api_key.revoked",
                      target=f"api_key:{key.prefix}", details={"reason": reason})  # fmt: skip
         prefixes.append(key.prefix)
     return prefixes

@@ -10,28 +10,34 @@ a tenant or loses a role loses the API keys they issued with it (``api_keys_revo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
+from banks.hooks import Followup, content_counts, policy_changed
 from banks.models import Bank, Membership, Tenant
 from banks.services import owner_functions
 from banks.services.api_keys import api_keys_revoke_created_by
+from memoryhub import metrics
 from memoryhub.exceptions import BankSlugTaken
 from memoryhub.text_defense import text_defend
-
-if TYPE_CHECKING:
-    from beliefs.models import DefenseRescan
 
 BANK_READ_PERMISSION = "banks.view_bank"
 BANK_WRITE_PERMISSION = "banks.change_bank"
 
 
-def tenant_create(*, slug: str, name: str) -> Tenant:
-    """Create a tenant."""
-    return Tenant.objects.create(slug=slug, name=name)
+def tenant_create(*, slug: str, name: str, actor: str | None = None) -> Tenant:
+    """Create a tenant; audited as ``tenant.created`` in it when ``actor`` is given."""
+    from audit.services import audit_record
+    from memoryhub.tenancy import tenant_scope
+
+    tenant = Tenant.objects.create(slug=slug, name=name)
+    if actor is not None:
+        with tenant_scope(tenant.pk):
+            audit_record(actor=actor, tenant=tenant, action="tenant.created", target=f"tenant:{tenant.slug}")
+    return tenant
 
 
 def membership_set(*, tenant: Tenant, user, role: str, actor: str = "system") -> Membership:
@@ -82,8 +88,14 @@ def bank_create(
     background: str = "",
     policy: dict | None = None,
     created_by=None,
+    actor: str | None = None,
 ) -> Bank:
-    """Create a bank in ``tenant``; its creator (a person) may read and write it."""
+    """Create a bank in ``tenant``; its creator (a person) may read and write it.
+
+    Audited as ``bank.created`` when ``actor`` is given (the API and the tenant settings page).
+    """
+    from audit.services import audit_record
+
     description, background = text_defend(bank=None, value=[description, background], field="bank", policy=policy or {})
     try:
         with transaction.atomic():
@@ -99,6 +111,8 @@ def bank_create(
         raise BankSlugTaken(extra={"slug": slug}) from exc
     if created_by is not None and getattr(created_by, "pk", None):
         bank_access_grant(bank=bank, user=created_by, write=True)
+    if actor is not None:
+        audit_record(actor=actor, tenant=tenant, bank=bank, action="bank.created", target=f"bank:{bank.slug}")
     return bank
 
 
@@ -169,29 +183,26 @@ def membership_remove(*, tenant: Tenant, user, actor: str = "system") -> bool:
 @dataclass(frozen=True)
 class BankChange:
     bank: Bank
-    rescan: DefenseRescan | None  # started because the change tightened Memory Defense
+    followups: list[Followup]  # work the change started, e.g. a Memory Defense re-scan
 
 
-def bank_settings_change(*, bank: Bank, request=None, actor: str | None = None, **fields) -> BankChange:
-    """Change a bank's name, description, background or policy (validated), re-scan, audit.
+def bank_settings_change(*, bank: Bank, actor: str, **fields) -> BankChange:
+    """Change a bank's name, description, background or policy (validated), run follow-ups, audit.
 
     What ``PATCH banks/{bank}/`` and the dashboard's policy page both call: the policy is
-    replaced whole and checked by ``banks.policy.validate_policy``; when it tightens Memory
-    Defense a re-scan of the stored episodes starts; one ``bank.updated`` event records the
-    fields sent and the new policy.
+    replaced whole and checked by ``banks.policy.validate_policy``; the registered policy-change
+    handlers then run (``banks.hooks``: the engine re-scans stored episodes when Memory Defense
+    tightened); one ``bank.updated`` event records the fields sent and the new policy.
     """
     from audit.services import audit_record
-    from banks.policy import bank_policy, defense_tightened, validate_policy
-    from beliefs.services.defense.rescan import defense_rescan_start
+    from banks.policy import bank_policy, validate_policy
 
     if "policy" in fields:
         validate_policy(fields["policy"])
     before = bank_policy(bank)
     bank = bank_update(bank=bank, **fields)
-    tightened = defense_tightened(before, bank_policy(bank))
-    rescan = defense_rescan_start(bank=bank) if tightened else None
+    followups = policy_changed(bank=bank, before=before, after=bank_policy(bank)) if "policy" in fields else []
     audit_record(
-        request=request,
         actor=actor,
         tenant=bank.tenant_id,
         bank=bank,
@@ -199,16 +210,29 @@ def bank_settings_change(*, bank: Bank, request=None, actor: str | None = None, 
         target=f"bank:{bank.slug}",
         details={"fields": sorted(fields), "policy": bank.policy if "policy" in fields else None},
     )
-    return BankChange(bank=bank, rescan=rescan)
+    return BankChange(bank=bank, followups=followups)
 
 
-def bank_create_and_audit(*, request=None, tenant: Tenant, slug: str, created_by=None, **fields) -> Bank:
-    """Create a bank (``bank_create``) and audit it: what ``POST banks/`` and the tenant settings page call."""
+def bank_delete(*, bank: Bank, actor: str) -> dict:
+    """Delete a whole bank with everything in it for ``actor``; returns (and audits) a receipt of what went.
+
+    The receipt counts what the bank held (``banks.hooks`` content counters: episodes, facts,
+    beliefs, mental models), never its content; the rows go with the bank (foreign keys cascade).
+    """
     from audit.services import audit_record
 
-    bank = bank_create(tenant=tenant, slug=slug, created_by=created_by, **fields)
-    audit_record(request=request, tenant=tenant, bank=bank, action="bank.created", target=f"bank:{bank.slug}")
-    return bank
+    with transaction.atomic():
+        receipt = {
+            "bank": bank.slug,
+            "removed": content_counts(bank=bank),
+            "requested_by": actor[:200],
+            "completed_at": timezone.now().isoformat(),
+        }
+        tenant_id, slug = bank.tenant_id, bank.slug
+        bank.delete()
+        audit_record(tenant=tenant_id, action="bank.deleted", target=f"bank:{slug}", details=receipt, actor=actor)
+    metrics.observe_erasure(receipt["removed"].get("episodes", 0))
+    return receipt
 
 
 def bank_update(*, bank: Bank, **fields) -> Bank:

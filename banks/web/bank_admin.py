@@ -13,13 +13,13 @@ from django.http import Http404
 from django.shortcuts import redirect
 
 from audit.services import actor_of
+from banks.hooks import policy_page_notes
 from banks.models import BankUserObjectPermission, Membership
 from banks.permissions import Role, role_from_codenames
 from banks.services.banks import bank_role_set, bank_settings_change
 from banks.web.access import BankPageView
 from banks.web.forms import BANK_ROLE_CHOICES, BANK_ROLES, AddBankMemberForm, BankRoleForm
 from banks.web.policy_form import BankSettingsForm
-from beliefs.models import DefenseRescan
 
 ADMIN = {"GET": Role.BANK_ADMIN, "POST": Role.BANK_ADMIN}
 
@@ -35,10 +35,9 @@ class BankPolicyPage(BankPageView):
 
     def get(self, request, tenant_slug: str, bank_slug: str, form=None):
         form = form or BankSettingsForm(bank=self.bank)
-        rescan = DefenseRescan.objects.filter(bank=self.bank).order_by("-created_at", "-id").first()
         return self.render(
             "banks/bank_policy.html",
-            {"form": form, "stored_policy": self.bank.policy or {}, "rescan": rescan},
+            {"form": form, "stored_policy": self.bank.policy or {}, "notes": policy_page_notes(bank=self.bank)},
             status=400 if form.is_bound else 200,
         )
 
@@ -50,13 +49,10 @@ class BankPolicyPage(BankPageView):
         if not changes:
             messages.info(request, "Nothing changed.")
             return _bank_redirect("banks_web:bank-policy", self)
-        change = bank_settings_change(bank=self.bank, request=request, **changes)
+        change = bank_settings_change(bank=self.bank, actor=actor_of(request), **changes)
         messages.success(request, f"Saved: {', '.join(sorted(changes))}.")
-        if change.rescan is not None:
-            messages.info(
-                request,
-                f"Memory Defense tightened: re-scanning {change.rescan.total} stored episodes (see Memory Defense).",
-            )
+        for followup in change.followups:
+            messages.info(request, followup.message)
         return _bank_redirect("banks_web:bank-policy", self)
 
 

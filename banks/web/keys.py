@@ -14,12 +14,13 @@ from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect
 
+from audit.services import actor_of
 from banks.models import ApiKey
 from banks.permissions import Role
 from banks.services.api_keys import (
-    api_key_issue_and_audit,
+    api_key_issue,
     api_key_max_rate_limit,
-    api_key_revoke_and_audit,
+    api_key_revoke,
     grantable_scopes,
 )
 from banks.web.access import BankPageView, TenantPageView
@@ -66,15 +67,15 @@ class _ApiKeyPage:
             api_key = self.keys().filter(prefix=request.POST.get("prefix", "")).first()
             if api_key is None:
                 raise Http404("No such API key here.")
-            api_key_revoke_and_audit(request=request, api_key=api_key)
+            api_key_revoke(api_key=api_key, actor=actor_of(request))
             messages.success(request, f"Key {api_key.name} ({api_key.prefix}) revoked: it no longer authenticates.")
             return self.back()
         form = self.make_form(request.POST)
         if not form.is_valid():
             return self.get(request, form=form)
         data = form.cleaned_data
-        issued = api_key_issue_and_audit(
-            request=request,
+        issued = api_key_issue(
+            actor=actor_of(request),
             tenant=self.tenant,
             bank=self.bank_for(form),
             name=data["name"],

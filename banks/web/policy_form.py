@@ -199,4 +199,3 @@ class BankSettingsForm(forms.Form):
         if policy != (self.bank.policy or {}):
             changed["policy"] = policy
         return changed
-

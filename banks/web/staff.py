@@ -18,7 +18,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views import View
 
-from audit.services import actor_of, audit_record
+from audit.services import actor_of
 from banks.models import Membership, Tenant
 from banks.services.accounts import account_create_with_first_password
 from banks.services.banks import membership_set, tenant_break_glass, tenant_create
@@ -55,8 +55,13 @@ class StaffTenantsPage(View):
         response = render(
             request,
             "banks/staff_tenants.html",
-            {"tenants": tenants, "mine": mine, "form": form or TenantCreateForm(), "new_password": new_password,
-             "glass_form": glass_form},  # fmt: skip
+            {
+                "tenants": tenants,
+                "mine": mine,
+                "form": form or TenantCreateForm(),
+                "new_password": new_password,
+                "glass_form": glass_form,
+            },  # fmt: skip
             status=400 if (form or glass_form) is not None else 200,
         )
         return no_store(response)  # a new admin's first password is in this answer once, and nowhere else
@@ -73,10 +78,8 @@ class StaffTenantsPage(View):
             return self.get(request, form=form)
         try:
             with transaction.atomic():
-                tenant = tenant_create(slug=data["slug"], name=data["name"])
+                tenant = tenant_create(slug=data["slug"], name=data["name"], actor=actor_of(request))
                 with tenant_scope(tenant.pk):
-                    target = f"tenant:{tenant.slug}"
-                    audit_record(request=request, tenant=tenant, action="tenant.created", target=target)
                     admin, new_password = data["existing"], None
                     if admin is None:  # a first password that passes the validators, to be changed at first sign-in
                         admin, password = account_create_with_first_password(

@@ -19,7 +19,13 @@ from audit.services import actor_of
 from banks.models import ApiKey, Bank, BankUserObjectPermission, Invitation, Membership
 from banks.permissions import Role
 from banks.services.accounts import invitation_close, invitation_create, invitations_open
-from banks.services.banks import bank_create_and_audit, membership_remove, membership_set, tenant_update
+from banks.services.banks import (
+    bank_create,
+    bank_delete,
+    membership_remove,
+    membership_set,
+    tenant_update,
+)
 from banks.web.access import TenantPageView
 from banks.web.accounts import no_store
 from banks.web.forms import (
@@ -30,7 +36,6 @@ from banks.web.forms import (
     TenantForm,
     TenantRoleForm,
 )
-from beliefs.services.forget.bank import bank_forget
 from memoryhub.exceptions import BankSlugTaken
 
 ADMIN = {"GET": Role.TENANT_ADMIN, "POST": Role.TENANT_ADMIN}
@@ -79,7 +84,7 @@ class TenantSettingsPage(TenantPageView):
             if not form.is_valid():
                 return self.get(request, tenant_slug, delete_form=form)
             bank = next(b for b in self.page.banks if b.slug == form.cleaned_data["bank"])
-            receipt = bank_forget(bank=bank, actor=actor_of(request))
+            receipt = bank_delete(bank=bank, actor=actor_of(request))
             counts = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in receipt["removed"].items())
             messages.success(request, f"Bank {receipt['bank']} deleted with everything in it: {counts}.")
             return redirect("banks_web:tenant-settings", tenant_slug=tenant_slug)
@@ -88,7 +93,7 @@ class TenantSettingsPage(TenantPageView):
             if not form.is_valid():
                 return self.get(request, tenant_slug, bank_form=form)
             try:
-                bank = bank_create_and_audit(request=request, tenant=self.tenant, created_by=None, **form.cleaned_data)
+                bank = bank_create(tenant=self.tenant, actor=actor_of(request), **form.cleaned_data)
             except BankSlugTaken:
                 form.add_error("slug", "This tenant already has a bank with this slug.")
                 return self.get(request, tenant_slug, bank_form=form)

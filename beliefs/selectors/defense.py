@@ -1,9 +1,11 @@
-"""Reads behind the Memory Defense page: a bank's re-scans and the episodes still quarantined."""
+"""Reads behind the Memory Defense page: a bank's re-scans, the one under way, the episodes still quarantined."""
 
 from __future__ import annotations
 
 from django.db.models import QuerySet
+from django.urls import reverse
 
+from banks.hooks import PageNote
 from banks.models import Bank
 from beliefs.models import DefenseRescan, Episode
 
@@ -11,6 +13,17 @@ from beliefs.models import DefenseRescan, Episode
 def defense_rescans(*, bank: Bank, limit: int = 20) -> list[DefenseRescan]:
     """The bank's newest re-scans, newest first."""
     return list(DefenseRescan.objects.filter(bank=bank).order_by("-created_at", "-id")[:limit])
+
+
+def defense_rescan_note(*, bank: Bank) -> PageNote | None:
+    """The bank policy page's line about a re-scan still under way (``banks.hooks`` page status)."""
+    rescan = DefenseRescan.objects.filter(bank=bank).order_by("-created_at", "-id").first()
+    if rescan is None or rescan.status == DefenseRescan.Status.DONE:
+        return None
+    url = reverse("beliefs_tenant:bank-defense", kwargs={"tenant_slug": bank.tenant.slug, "bank_slug": bank.slug})
+    return PageNote(
+        text=f"A Memory Defense re-scan is {rescan.status}: {rescan.scanned} of {rescan.total} episodes.", url=url
+    )
 
 
 def quarantined_episodes(*, bank: Bank) -> QuerySet[Episode]:

@@ -150,3 +150,13 @@ def recall_budget_use(*, bank: Bank, days: int = 30, now: datetime | None = None
         budget_tokens=sum(r.budget_tokens for r in rows.values()),
         daily=DailySeries(days=window, series={"utilisation": share}),
     )
+
+
+def bank_content_counts(*, bank: Bank) -> dict[str, int]:
+    """What a bank holds, by kind (``banks.hooks`` content counter for the deletion receipt)."""
+    return {
+        "episodes": Episode.objects.filter(bank=bank).count(),
+        "facts": Fact.objects.filter(bank=bank).count(),
+        "beliefs": Belief.objects.filter(bank=bank).count(),
+        "mental_models": MentalModel.objects.filter(bank=bank).count(),
+    }

@@ -14,6 +14,7 @@ from datetime import datetime
 from django.db import connection, transaction
 from django.utils import timezone
 
+from audit.services import audit_record
 from banks.models import Bank
 from beliefs.models import Belief, BeliefVersion, Episode, Evidence, Fact, MentalModel, Play
 from memoryhub.embeddings import model_path
@@ -33,6 +34,12 @@ def _json_default(value):
 
 def _line(record: dict) -> bytes:
     return (json.dumps(record, ensure_ascii=False, default=_json_default, separators=(",", ":")) + "\n").encode()
+
+
+def bank_export(*, bank: Bank, include_embeddings: bool = True, actor: str) -> Iterator[bytes]:
+    """Audit an export of ``bank`` by ``actor`` (``bank.exported``) and return its lines to stream."""
+    audit_record(actor=actor, tenant=bank.tenant_id, bank=bank, action="bank.exported", target=f"bank:{bank.slug}")
+    return bank_export_lines(bank=bank, include_embeddings=include_embeddings)
 
 
 def bank_export_lines(*, bank: Bank, include_embeddings: bool = True) -> Iterator[bytes]:

@@ -122,12 +122,12 @@ def bank_import(
     apply_settings: bool = False,
     trust_file: bool = False,
     max_body_bytes: int | None = None,
-    request=None,
+    actor: str = "system",
 ) -> ImportResult:
     """Import ``lines`` into ``bank``; earlier batches stay stored when a later line is bad.
 
     ``trust_file`` (the caller has checked the admin scope) takes derived records and review
-    decisions from the file; the import is audited either way, inside this call.
+    decisions from the file; the import is audited for ``actor`` either way, inside this call.
     """
     result = ImportResult(format=format, trusted=trust_file)
     state = _State()
@@ -174,21 +174,21 @@ def bank_import(
             bank_background_queue(bank=bank)  # extract → consolidate → refresh: beliefs come from the episodes
             result.extraction_queued = True
         if completed or result.batches:
-            _audit(request, bank, result)
+            _audit(actor, bank, result)
     for name in sorted(state.mental_models):
         mental_model_refresh(bank=bank, name=name)
     return result
 
 
-def _audit(request, bank: Bank, result: ImportResult) -> None:
+def _audit(actor: str, bank: Bank, result: ImportResult) -> None:
     target = f"bank:{bank.slug}"
     counts = result.as_dict()
     details = {"created": counts["created"], "held_back": counts["held_back"], "trusted": result.trusted}
-    audit_record(request=request, tenant=bank.tenant_id, bank=bank, action="bank.imported", target=target,
+    audit_record(actor=actor, tenant=bank.tenant_id, bank=bank, action="bank.imported", target=target,
                  details=details)  # fmt: skip
     if result.trusted:
         trusted = dict(sorted((+result.trusted_records).items()))
-        audit_record(request=request, tenant=bank.tenant_id, bank=bank, action="bank.import_trusted", target=target,
+        audit_record(actor=actor, tenant=bank.tenant_id, bank=bank, action="bank.import_trusted", target=target,
                      details={"records": sum(trusted.values()), "by_type": trusted})  # fmt: skip
 
 

@@ -16,8 +16,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from audit.services import audit_record
+from banks.hooks import Followup
 from banks.models import Bank
-from banks.policy import bank_policy
+from banks.policy import BankPolicy, bank_policy, defense_tightened
 from beliefs.defense.apply import scrub_value
 from beliefs.models import DefenseRescan, Episode
 from beliefs.services.rederive import episodes_rederive
@@ -41,6 +42,18 @@ def defense_rescan_start(*, bank: Bank, actor: str | None = None) -> DefenseResc
         audit_record(tenant=bank.tenant_id, bank=bank, action="defense.rescan", target=f"rescan:{rescan.pk}",
                      actor=actor)  # fmt: skip
     return rescan
+
+
+def rescan_when_defense_tightened(*, bank: Bank, before: BankPolicy, after: BankPolicy) -> Followup | None:
+    """Policy-change handler (``banks.hooks``): re-scan what the bank stores when Memory Defense tightened."""
+    if not defense_tightened(before, after):
+        return None
+    rescan = defense_rescan_start(bank=bank)
+    return Followup(
+        key="defense_rescan",
+        message=f"Memory Defense tightened: re-scanning {rescan.total} stored episodes (see Memory Defense).",
+        summary={"id": rescan.pk, "status": rescan.status, "total": rescan.total},
+    )
 
 
 def defense_rescan_run(*, rescan_id: int) -> DefenseRescan:

@@ -131,5 +131,3 @@ def _drop_queued_items(bank: Bank, names: list[str]) -> int:
             batch.items = kept
             batch.save(update_fields=["items"])
     return dropped
-
-
