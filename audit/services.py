@@ -39,3 +39,15 @@ def audit_record(
         request_id=current_request_id(),
         details=details or {},
     )
+
+
+MAX_IDS_PER_EVENT = 100
+
+
+def admin_site_access_record(
+    *, actor: str, model: str, ids_by_tenant: dict[int, list[int]], action: str, details: dict | None = None
+) -> None:
+    """Record what the admin site showed or changed: one event per tenant whose rows it touched (ids capped)."""
+    for tenant_id, ids in ids_by_tenant.items():
+        counted = {"model": model, "ids": ids[:MAX_IDS_PER_EVENT], "count": len(ids), **(details or {})}
+        audit_record(actor=actor, tenant=tenant_id, action=action, target=f"admin:{model}", details=counted)

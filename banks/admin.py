@@ -20,8 +20,6 @@ from audit.services import actor_of
 from banks.models import ApiKey, Bank, Membership, Tenant
 from banks.services.api_keys import api_key_revoke
 
-_MAX_IDS = 100  # per audit event
-
 
 class AuditedAdmin(admin.ModelAdmin):
     """Writes each admin view and change of tenant rows to the audit log of the tenant they belong to."""
@@ -30,17 +28,15 @@ class AuditedAdmin(admin.ModelAdmin):
         return getattr(obj, "tenant_id", None)
 
     def audit(self, request, objects, action: str, **details) -> None:
-        from audit.services import actor_of, audit_record
+        from audit.services import actor_of, admin_site_access_record
 
         by_tenant: dict[int, list] = defaultdict(list)
         for obj in objects:
             tenant_id = self.tenant_of(obj)
             if tenant_id is not None:
                 by_tenant[tenant_id].append(obj.pk)
-        model = self.model._meta.label_lower
-        for tenant_id, ids in by_tenant.items():
-            audit_record(actor=actor_of(request), tenant=tenant_id, action=action, target=f"admin:{model}",
-                         details={"model": model, "ids": ids[:_MAX_IDS], "count": len(ids), **details})  # fmt: skip
+        admin_site_access_record(actor=actor_of(request), model=self.model._meta.label_lower, ids_by_tenant=by_tenant,
+                                 action=action, details=details)  # fmt: skip
 
     def changelist_view(self, request, extra_context=None):
         response = super().changelist_view(request, extra_context)
