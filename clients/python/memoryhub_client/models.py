@@ -56,6 +56,8 @@ class ApiKeyIssued(_Model):
     last_used_at: datetime | None = None
     rate_limit_per_minute: int | None = None
     created_at: datetime
+    created_by: str | None = Field(description="The person who issued it.")
+    created_by_key: str | None = Field(description="The prefix of the API key that issued it.")
     key: str = Field(description="The secret, shown once.")
 
 
@@ -70,6 +72,8 @@ class ApiKey(_Model):
     last_used_at: datetime | None = None
     rate_limit_per_minute: int | None = None
     created_at: datetime
+    created_by: str | None = Field(description="The person who issued it.")
+    created_by_key: str | None = Field(description="The prefix of the API key that issued it.")
 
 
 class AuditEvent(_Model):

@@ -147,7 +147,7 @@ export class AuthenticationFailed extends AuthenticationError {
   static override readonly code = "authentication_failed";
 }
 export class PermissionDenied extends ForbiddenError {
-  static override readonly code = "permission_denied";
+  static override readonly code: string = "permission_denied";
 }
 /** The key lacks the scope the action needs (`extra.scope`, e.g. `review` for review decisions). */
 export class ScopeRequired extends PermissionDenied {

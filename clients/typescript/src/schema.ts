@@ -711,6 +711,8 @@ export interface components {
             rate_limit_per_minute?: number | null;
             /** Format: date-time */
             readonly created_at: string;
+            readonly created_by: string | null;
+            readonly created_by_key: string | null;
             key: string;
         };
         ApiKeyOutput: {
@@ -728,6 +730,8 @@ export interface components {
             rate_limit_per_minute?: number | null;
             /** Format: date-time */
             readonly created_at: string;
+            readonly created_by: string | null;
+            readonly created_by_key: string | null;
         };
         /** @enum {string} */
         AttributionEnum: "named" | "window" | "none";
