@@ -11,11 +11,16 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import random
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlencode
 
 from common import Timer, machine, rss_mb, setup_django, summary_ms, synthetic_episode, write_result
+
+# One signed-in person loads every page hundreds of times a minute here: lift the per-person rate limit,
+# which would otherwise answer 429 (it is measured by its own tests, not timed here).
+os.environ.setdefault("MEMORYHUB_USER_RATE_LIMIT_PER_MINUTE", "1000000")
 
 
 def _vector(rng: random.Random, dims: int = 384) -> list[float]:
