@@ -13,7 +13,6 @@ from banks.api.serializers import (
     BankOutputSerializer,
     BankUpdateInputSerializer,
 )
-from banks.models import ApiKey, Bank
 from banks.permissions import Role
 from banks.scoping import (
     BankScopedAPIView,
@@ -23,6 +22,7 @@ from banks.scoping import (
     tenant_for_admin_action,
     tenant_for_bank_creation,
 )
+from banks.selectors import api_key_by_prefix, api_keys_of, tenant_bank_get
 from banks.services.api_keys import api_key_issue, api_key_revoke
 from banks.services.banks import bank_create, bank_delete, bank_settings_change
 from memoryhub.exceptions import ApiKeyNotFound, BankNotFound
@@ -85,12 +85,7 @@ class ApiKeyListCreateApi(TenantScopedAPIView):
     def get(self, request):
         tenant = tenant_for_admin_action(request, request.query_params.get("tenant"), "manage API keys")
         self.scope_tenant(tenant.pk)
-        keys = (
-            ApiKey.objects.filter(tenant=tenant)
-            .select_related("bank", "created_by", "created_by_key")
-            .order_by("-created_at", "-id")
-        )
-        return paginate(request, self, keys, ApiKeyOutputSerializer)
+        return paginate(request, self, api_keys_of(tenant=tenant), ApiKeyOutputSerializer)
 
     @extend_schema(
         request=ApiKeyInputSerializer, responses={201: ApiKeyIssuedSerializer}, operation_id="api_keys_issue"
@@ -101,7 +96,7 @@ class ApiKeyListCreateApi(TenantScopedAPIView):
         self.scope_tenant(tenant.pk)
         bank = None
         if data.get("bank"):
-            bank = Bank.objects.filter(tenant=tenant, slug=data["bank"]).first()
+            bank = tenant_bank_get(tenant=tenant, slug=data["bank"])
             if bank is None:
                 raise BankNotFound()
         user = request.user if getattr(request.user, "pk", None) else None
@@ -128,7 +123,7 @@ class ApiKeyDetailApi(TenantScopedAPIView):
     def delete(self, request, prefix: str):
         tenant = tenant_for_admin_action(request, request.query_params.get("tenant"), "manage API keys")
         self.scope_tenant(tenant.pk)
-        api_key = ApiKey.objects.filter(tenant=tenant, prefix=prefix).first()
+        api_key = api_key_by_prefix(tenant=tenant, prefix=prefix)
         if api_key is None:
             raise ApiKeyNotFound()
         api_key_revoke(api_key=api_key, actor=actor_of(request))

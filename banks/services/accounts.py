@@ -23,6 +23,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from banks.models import Invitation, Membership, PasswordChangeRequired, Tenant
+from banks.services.banks import membership_set, tenant_create, user_create
 from memoryhub.tenancy import rls_bypass, tenant_scope
 
 INVITATION_LIFETIME = timedelta(days=7)
@@ -57,12 +58,35 @@ def account_create_with_first_password(*, tenant: Tenant, username: str, email: 
     """A new account for ``tenant``'s first admin and its first password (shown once by the caller; to be changed at
     first sign-in). Created through the owner function, in the tenant's scope (``banks.services.banks.user_create``).
     """
-    from banks.services.banks import user_create
-
     password = _first_password(get_user_model()(username=username, email=email))
     user = user_create(tenant=tenant, username=username, email=email, password=password, actor=actor)
     PasswordChangeRequired.objects.get_or_create(user=user)
     return user, password
+
+
+@dataclass(frozen=True)
+class OpenedTenant:
+    tenant: Tenant
+    admin: object  # the first admin's account
+    first_password: str | None  # set when the account was made here: shown once by the caller, never stored
+
+
+def tenant_open(*, slug: str, name: str, actor: str, admin=None, admin_username: str = "", admin_email: str = ""):
+    """A new tenant with its first admin, in one transaction; every step audited in the tenant.
+
+    The admin is the existing account ``admin``, else a new account ``admin_username`` with a first password
+    (``account_create_with_first_password``). Raises ``IntegrityError`` when the slug is taken, leaving nothing.
+    """
+    with transaction.atomic():
+        tenant = tenant_create(slug=slug, name=name, actor=actor)
+        with tenant_scope(tenant.pk):
+            password = None
+            if admin is None:
+                admin, password = account_create_with_first_password(
+                    tenant=tenant, username=admin_username, email=admin_email, actor=actor
+                )
+            membership_set(tenant=tenant, user=admin, role=Membership.Role.ADMIN, actor=actor)
+    return OpenedTenant(tenant=tenant, admin=admin, first_password=password)
 
 
 def password_change_required(*, user) -> bool:
@@ -117,7 +141,6 @@ def invitation_find(*, token: str) -> Invitation | None:
 def invitation_accept(*, invitation: Invitation, user) -> Membership | None:
     """``user`` accepts: they join the tenant with the invitation's role; audited. ``None`` if no longer open."""
     from audit.services import audit_record
-    from banks.services.banks import membership_set
 
     actor = f"user:{user.get_username()}"
     with transaction.atomic(), tenant_scope(invitation.tenant_id):
@@ -144,9 +167,3 @@ def invitation_close(*, invitation: Invitation, actor: str, action: str = "invit
                          actor=actor)  # fmt: skip
     return bool(closed)
 
-
-def invitations_open(*, tenant: Tenant):
-    """The tenant's invitations still waiting for an answer, newest first."""
-    return Invitation.objects.filter(
-        tenant=tenant, accepted_at__isnull=True, closed_at__isnull=True, expires_at__gt=timezone.now()
-    ).order_by("-created_at", "-id")

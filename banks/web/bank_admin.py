@@ -8,14 +8,14 @@ pages live with the engine (``beliefs.web``), the audit log with ``audit``.
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.http import Http404
 from django.shortcuts import redirect
 
 from audit.services import actor_of
 from banks.hooks import policy_page_notes
-from banks.models import BankUserObjectPermission, Membership
-from banks.permissions import Role, role_from_codenames
+from banks.models import Membership
+from banks.permissions import Role
+from banks.selectors import bank_people, tenant_member_get
 from banks.services.banks import bank_role_set, bank_settings_change
 from banks.web.access import BankPageView
 from banks.web.forms import BANK_ROLE_CHOICES, BANK_ROLES, AddBankMemberForm, BankRoleForm
@@ -61,35 +61,15 @@ class BankMembersPage(BankPageView):
 
     roles = ADMIN
 
-    def _people(self):
-        memberships = list(
-            Membership.objects.filter(tenant=self.tenant).select_related("user").order_by("user__username")
-        )
-        granted: dict[int, set[str]] = {}
-        rows = BankUserObjectPermission.objects.filter(content_object=self.bank).values_list(
-            "user_id", "permission__codename"
-        )
-        for user_id, codename in rows:
-            granted.setdefault(user_id, set()).add(codename)
-        admins, holders, others = [], [], []
-        for m in memberships:
-            if m.role == Membership.Role.ADMIN:
-                admins.append(m.user)
-            elif role_from_codenames(granted.get(m.user_id, set())) > Role.NONE:
-                holders.append((m.user, role_from_codenames(granted[m.user_id])))
-            else:
-                others.append(m.user)
-        return admins, holders, others
-
     def get(self, request, tenant_slug: str, bank_slug: str, add_form=None):
-        admins, holders, others = self._people()
+        people = bank_people(bank=self.bank)
         return self.render(
             "banks/bank_members.html",
             {
-                "tenant_admins": admins,
-                "holders": holders,
-                "add_form": add_form or AddBankMemberForm(candidates=others),
-                "candidates": others,
+                "tenant_admins": people.admins,
+                "holders": people.holders,
+                "add_form": add_form or AddBankMemberForm(candidates=people.others),
+                "candidates": people.others,
                 "role_choices": [*BANK_ROLE_CHOICES, ("none", "No access")],
                 "role_values": {Role.VIEWER: "viewer", Role.REVIEWER: "reviewer", Role.BANK_ADMIN: "bank_admin"},
             },
@@ -98,18 +78,17 @@ class BankMembersPage(BankPageView):
 
     def post(self, request, tenant_slug: str, bank_slug: str):
         if request.POST.get("action") == "add":
-            _, _, others = self._people()
-            form = AddBankMemberForm(request.POST, candidates=others)
+            form = AddBankMemberForm(request.POST, candidates=bank_people(bank=self.bank).others)
             if not form.is_valid():
                 return self.get(request, tenant_slug, bank_slug, add_form=form)
         else:
             form = BankRoleForm(request.POST)
             if not form.is_valid():
                 raise Http404("No such member.")
-        membership = Membership.objects.filter(tenant=self.tenant, user_id=form.cleaned_data["user"]).first()
+        membership = tenant_member_get(tenant=self.tenant, user_id=form.cleaned_data["user"])
         if membership is None:  # not a member of this tenant: as if the person did not exist
             raise Http404("No such member.")
-        user = get_user_model().objects.get(pk=membership.user_id)
+        user = membership.user
         if membership.role == Membership.Role.ADMIN:
             messages.error(request, f"{user.get_username()} is a tenant admin: bank admin of every bank already.")
         elif user.pk == request.user.pk:

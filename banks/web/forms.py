@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from banks.models import API_KEY_SCOPES, MAX_API_KEY_LIFETIME_DAYS, slug_validator
 from banks.permissions import Role
+from banks.selectors import tenant_slug_taken
 
 #: What the role selects post, and the role each value grants (``none`` takes access away).
 BANK_ROLE_CHOICES = [
@@ -195,10 +196,8 @@ class TenantCreateForm(forms.Form):
     create = forms.BooleanField(required=False, label="Create the account if there is none")
 
     def clean_slug(self):
-        from banks.models import Tenant
-
         slug = self.cleaned_data["slug"]
-        if Tenant.objects.filter(slug=slug).exists():
+        if tenant_slug_taken(slug=slug):
             raise forms.ValidationError("A tenant with this slug exists.")
         return slug
 

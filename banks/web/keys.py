@@ -15,8 +15,8 @@ from django.http import Http404
 from django.shortcuts import redirect
 
 from audit.services import actor_of
-from banks.models import ApiKey
 from banks.permissions import Role
+from banks.selectors import api_key_by_prefix, api_keys_of
 from banks.services.api_keys import (
     api_key_issue,
     api_key_max_rate_limit,
@@ -32,8 +32,8 @@ class _ApiKeyPage:
 
     template = "banks/api_keys.html"
 
-    def keys(self):
-        raise NotImplementedError
+    #: The bank whose keys the page lists, or ``None`` for every key of the tenant.
+    keys_bank = None
 
     def make_form(self, data=None) -> ApiKeyForm:
         return ApiKeyForm(data, **self.form_bounds())
@@ -53,7 +53,7 @@ class _ApiKeyPage:
         raise NotImplementedError
 
     def get(self, request, form=None, issued=None, **kwargs):
-        keys = list(self.keys().select_related("bank", "created_by", "created_by_key").order_by("-created_at", "-id"))
+        keys = list(api_keys_of(tenant=self.tenant, bank=self.keys_bank))
         response = self.render(
             self.template,
             {"form": form or self.make_form(), "keys": keys, "issued": issued, "bank_page": self.is_bank_page},
@@ -64,7 +64,8 @@ class _ApiKeyPage:
 
     def post(self, request, **kwargs):
         if request.POST.get("action") == "revoke":
-            api_key = self.keys().filter(prefix=request.POST.get("prefix", "")).first()
+            prefix = request.POST.get("prefix", "")
+            api_key = api_key_by_prefix(tenant=self.tenant, bank=self.keys_bank, prefix=prefix)
             if api_key is None:
                 raise Http404("No such API key here.")
             api_key_revoke(api_key=api_key, actor=actor_of(request))
@@ -95,8 +96,9 @@ class BankApiKeysPage(_ApiKeyPage, BankPageView):
     roles = {"GET": Role.BANK_ADMIN, "POST": Role.BANK_ADMIN}
     is_bank_page = True
 
-    def keys(self):
-        return ApiKey.objects.filter(tenant=self.tenant, bank=self.bank)
+    @property
+    def keys_bank(self):
+        return self.bank
 
     def bank_for(self, form):
         return self.bank
@@ -110,9 +112,6 @@ class TenantApiKeysPage(_ApiKeyPage, TenantPageView):
 
     roles = {"GET": Role.TENANT_ADMIN, "POST": Role.TENANT_ADMIN}
     is_bank_page = False
-
-    def keys(self):
-        return ApiKey.objects.filter(tenant=self.tenant)
 
     def make_form(self, data=None) -> ApiKeyForm:
         return ApiKeyForm(data, banks=self.page.banks, **self.form_bounds())

@@ -12,19 +12,17 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
-from django.db import IntegrityError, transaction
-from django.db.models import Count, Q
+from django.db import IntegrityError
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views import View
 
 from audit.services import actor_of
-from banks.models import Membership, Tenant
-from banks.services.accounts import account_create_with_first_password
-from banks.services.banks import membership_set, tenant_break_glass, tenant_create
+from banks.selectors import tenant_get, tenant_ids_of_user, tenants_overview
+from banks.services.accounts import tenant_open
+from banks.services.banks import tenant_break_glass
 from banks.web.accounts import no_store
 from banks.web.forms import BreakGlassForm, TenantCreateForm
-from memoryhub.tenancy import tenant_scope
 
 MANAGE_TENANTS = "banks.manage_tenants"
 
@@ -44,14 +42,8 @@ class StaffTenantsPage(View):
         return super().dispatch(request, *args, **kwargs)
 
     def get(self, request, form=None, new_password=None, glass_form=None):
-        tenants = list(
-            Tenant.objects.annotate(
-                bank_count=Count("banks", distinct=True),
-                member_count=Count("memberships", distinct=True),
-                admin_count=Count("memberships", filter=Q(memberships__role=Membership.Role.ADMIN), distinct=True),
-            ).order_by("slug")
-        )
-        mine = set(Membership.objects.filter(user=request.user).values_list("tenant_id", flat=True))
+        tenants = tenants_overview()
+        mine = tenant_ids_of_user(user=request.user)
         response = render(
             request,
             "banks/staff_tenants.html",
@@ -77,29 +69,25 @@ class StaffTenantsPage(View):
             form.add_error("admin", "Name someone else as the first admin; to act in a tenant yourself, break glass.")
             return self.get(request, form=form)
         try:
-            with transaction.atomic():
-                tenant = tenant_create(slug=data["slug"], name=data["name"], actor=actor_of(request))
-                with tenant_scope(tenant.pk):
-                    admin, new_password = data["existing"], None
-                    if admin is None:  # a first password that passes the validators, to be changed at first sign-in
-                        admin, password = account_create_with_first_password(
-                            tenant=tenant, username=data["admin"].strip(), email=data["email"], actor=actor_of(request)
-                        )
-                        new_password = {"username": admin.get_username(), "password": password}
-                    membership_set(tenant=tenant, user=admin, role=Membership.Role.ADMIN, actor=actor_of(request))
-        except IntegrityError:
+            opened = tenant_open(
+                slug=data["slug"], name=data["name"], actor=actor_of(request),
+                admin=data["existing"], admin_username=data["admin"].strip(), admin_email=data["email"],
+            )  # fmt: skip
+        except IntegrityError:  # taken since the form checked
             form.add_error("slug", "A tenant with this slug exists.")
             return self.get(request, form=form)
-        messages.success(request, f"Tenant {tenant.slug} created with {admin.get_username()} as its admin.")
-        if new_password is None:
+        admin = opened.admin.get_username()
+        messages.success(request, f"Tenant {opened.tenant.slug} created with {admin} as its admin.")
+        if opened.first_password is None:
             return redirect("banks_web:staff-tenants")
-        return self.get(request, new_password=new_password)
+        # a new account's first password passes the validators and must be changed at first sign-in
+        return self.get(request, new_password={"username": admin, "password": opened.first_password})
 
     def _break_glass(self, request):
         form = BreakGlassForm(request.POST)
         valid = form.is_valid()
         tenant_id = form.cleaned_data.get("tenant")
-        tenant = Tenant.objects.filter(pk=tenant_id).first() if tenant_id is not None else None
+        tenant = tenant_get(tenant_id=tenant_id)
         if tenant is None:
             raise Http404("No such tenant.")
         if not valid:  # no reason, or too short: said above the tenants

@@ -9,16 +9,23 @@ exists anywhere in the installation.
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth import get_user_model
-from django.db.models import Count, Q
 from django.http import Http404
 from django.shortcuts import redirect
 from django.urls import reverse
 
 from audit.services import actor_of
-from banks.models import ApiKey, Bank, BankUserObjectPermission, Invitation, Membership
+from banks.models import Membership
 from banks.permissions import Role
-from banks.services.accounts import invitation_close, invitation_create, invitations_open
+from banks.selectors import (
+    invitation_get,
+    invitations_open,
+    tenant_banks_overview,
+    tenant_member_count,
+    tenant_member_counts,
+    tenant_member_get,
+    tenant_members,
+)
+from banks.services.accounts import invitation_close, invitation_create
 from banks.services.banks import (
     bank_create,
     bank_delete,
@@ -47,14 +54,7 @@ class TenantSettingsPage(TenantPageView):
     roles = ADMIN
 
     def get(self, request, tenant_slug: str, tenant_form=None, bank_form=None, delete_form=None, lifetime_form=None):
-        banks = list(
-            Bank.objects.filter(tenant=self.tenant)
-            .annotate(
-                keys=Count("api_keys", filter=Q(api_keys__revoked_at__isnull=True), distinct=True),
-                people=Count("bankuserobjectpermission__user", distinct=True),
-            )
-            .order_by("slug")
-        )
+        banks = tenant_banks_overview(tenant=self.tenant)
         return self.render(
             "banks/tenant_settings.html",
             {
@@ -64,7 +64,7 @@ class TenantSettingsPage(TenantPageView):
                 "lifetime_form": lifetime_form
                 or KeyLifetimeForm(initial={"max_api_key_lifetime_days": self.tenant.max_api_key_lifetime_days}),
                 "banks": banks,
-                "members": Membership.objects.filter(tenant=self.tenant).count(),
+                "members": tenant_member_count(tenant=self.tenant),
             },
             status=400 if (tenant_form or bank_form or delete_form or lifetime_form) is not None else 200,
         )
@@ -113,31 +113,18 @@ class TenantMembersPage(TenantPageView):
     roles = ADMIN
 
     def get(self, request, tenant_slug: str, add_form=None, invited=None, status: int = 200):
-        memberships = list(
-            Membership.objects.filter(tenant=self.tenant).select_related("user").order_by("user__username")
-        )
-        bank_counts = dict(
-            BankUserObjectPermission.objects.filter(
-                content_object__tenant=self.tenant, permission__codename="view_bank"
-            )
-            .values_list("user_id")
-            .annotate(n=Count("content_object", distinct=True))
-            .order_by()
-        )
-        keys = dict(
-            ApiKey.objects.filter(tenant=self.tenant, revoked_at__isnull=True, created_by__isnull=False)
-            .values_list("created_by")
-            .annotate(n=Count("id"))
-            .order_by()
-        )
-        rows = [(m, bank_counts.get(m.user_id, 0), keys.get(m.user_id, 0)) for m in memberships]
+        counts = tenant_member_counts(tenant=self.tenant)
+        rows = [
+            (m, counts.banks.get(m.user_id, 0), counts.keys.get(m.user_id, 0))
+            for m in tenant_members(tenant=self.tenant)
+        ]
         response = self.render(
             "banks/tenant_members.html",
             {
                 "rows": rows,
                 "add_form": add_form or InviteMemberForm(),
                 "invited": invited,
-                "invitations": list(invitations_open(tenant=self.tenant).select_related("created_by")),
+                "invitations": list(invitations_open(tenant=self.tenant)),
                 "bank_total": len(self.page.banks),
             },
             status=400 if add_form is not None else status,
@@ -153,12 +140,10 @@ class TenantMembersPage(TenantPageView):
         form = TenantRoleForm(request.POST)
         if action != "remove" and not form.is_valid():
             raise Http404("No such member.")
-        user_id = request.POST.get("user", "")
-        members = Membership.objects.filter(tenant=self.tenant)
-        membership = members.filter(user_id=user_id).first() if user_id.isdigit() else None
+        membership = tenant_member_get(tenant=self.tenant, user_id=request.POST.get("user", ""))
         if membership is None:  # not a member here: as if the person did not exist
             raise Http404("No such member.")
-        user = get_user_model().objects.get(pk=membership.user_id)
+        user = membership.user
         if user.pk == request.user.pk:
             messages.error(request, "You cannot change or remove your own membership; ask another tenant admin.")
         elif action == "remove":
@@ -187,10 +172,7 @@ class TenantMembersPage(TenantPageView):
         return self.get(request, tenant_slug, invited=invited)
 
     def _withdraw(self, request, tenant_slug: str):
-        invitation_id = request.POST.get("invitation", "")
-        invitation = (
-            Invitation.objects.filter(tenant=self.tenant, pk=invitation_id).first() if invitation_id.isdigit() else None
-        )
+        invitation = invitation_get(tenant=self.tenant, invitation_id=request.POST.get("invitation", ""))
         if invitation is None:
             raise Http404("No such invitation.")
         if invitation_close(invitation=invitation, actor=actor_of(request), action="invitation.withdrawn"):

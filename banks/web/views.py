@@ -5,13 +5,13 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 
-from banks.models import Tenant
+from banks.selectors import tenants_of_user
 
 
 @login_required
 def home(request):
     """The last tenant the person worked in, else their first one; people in none get an explanation."""
-    tenants = Tenant.objects.filter(memberships__user=request.user).order_by("slug")
+    tenants = tenants_of_user(user=request.user)
     remembered = request.session.get("tenant")
     tenant = tenants.filter(slug=remembered).first() if remembered else None
     tenant = tenant or tenants.first()
