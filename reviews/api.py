@@ -13,6 +13,7 @@ from memoryhub.exceptions import ReviewItemNotFound
 from memoryhub.pagination import MemoryHubPagination, paginated_schema
 from memoryhub.serializers import StrictInputSerializer
 from reviews.models import ReviewItem
+from reviews.selectors import review_item_get, review_item_list
 from reviews.services.decisions import review_item_decide
 
 
@@ -44,7 +45,7 @@ class ReviewItemListApi(BankScopedAPIView):
     pagination_class = MemoryHubPagination
 
     def scoped_get_queryset(self):
-        return ReviewItem.objects.filter(bank=self.bank).order_by("-created_at", "-id")
+        return review_item_list(bank=self.bank)
 
     @extend_schema(responses=paginated_schema(ReviewItemOutputSerializer))
     def get(self, request, bank_slug: str):
@@ -56,10 +57,10 @@ class ReviewItemDetailApi(BankScopedAPIView):
     serializer_class = ReviewItemOutputSerializer
 
     def scoped_get_queryset(self):
-        return ReviewItem.objects.filter(bank=self.bank)
+        return review_item_list(bank=self.bank)
 
     def get(self, request, bank_slug: str, item_id: int):
-        item = self.get_queryset().filter(pk=item_id).first()
+        item = review_item_get(bank=self.bank, item_id=item_id)
         if item is None:
             raise ReviewItemNotFound()
         return Response(ReviewItemOutputSerializer(item).data)
@@ -72,7 +73,7 @@ class ReviewItemDecideApi(BankScopedAPIView):
     serializer_class = ReviewItemOutputSerializer
 
     def scoped_get_queryset(self):
-        return ReviewItem.objects.filter(bank=self.bank)
+        return review_item_list(bank=self.bank)
 
     @extend_schema(request=DecisionInputSerializer, responses=ReviewItemOutputSerializer)
     def post(self, request, bank_slug: str, item_id: int, decision: str):

@@ -10,6 +10,11 @@ from reviews.models import ReviewItem
 DECIDED = (ReviewItem.Status.ACCEPTED, ReviewItem.Status.REJECTED, ReviewItem.Status.OVERTURNED)
 
 
+def review_item_list(*, bank: Bank) -> QuerySet[ReviewItem]:
+    """Every item of ``bank``, newest first (narrow them with ``ReviewItemFilterSet``)."""
+    return ReviewItem.objects.filter(bank=bank).order_by("-created_at", "-id")
+
+
 def review_items(*, bank: Bank, kind: str | None = None, decided: bool = False) -> QuerySet[ReviewItem]:
     """Pending items of ``bank`` oldest first (a queue), or decided ones newest decision first."""
     items = ReviewItem.objects.filter(bank=bank).select_related("belief", "triage").defer(

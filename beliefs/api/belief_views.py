@@ -22,7 +22,6 @@ from beliefs.api.belief_serializers import (
     ReflectOutputSerializer,
 )
 from beliefs.filtersets import BeliefFilterSet, FactFilterSet
-from beliefs.models import DefenseRescan
 from beliefs.selectors.backlog import backlog_summary
 from beliefs.selectors.beliefs import (
     belief_get,
@@ -33,6 +32,7 @@ from beliefs.selectors.beliefs import (
     mental_model_get,
     mental_model_list,
 )
+from beliefs.selectors.defense import defense_rescan_list
 from beliefs.services.defense.rescan import defense_rescan_start
 from beliefs.services.extract import bank_background_queue
 from beliefs.services.mental_models import mental_model_create, mental_model_delete, mental_model_refresh
@@ -219,12 +219,11 @@ class DefenseRescanApi(BankScopedAPIView):
     pagination_class = MemoryHubPagination
 
     def scoped_get_queryset(self):
-        return DefenseRescan.objects.filter(bank=self.bank)
+        return defense_rescan_list(bank=self.bank)
 
     @extend_schema(responses=paginated_schema(DefenseRescanOutputSerializer))
     def get(self, request, bank_slug: str):
-        rows = self.get_queryset().order_by("-created_at", "-id")
-        return paginate(request, self, rows, DefenseRescanOutputSerializer)
+        return paginate(request, self, self.get_queryset(), DefenseRescanOutputSerializer)
 
     @extend_schema(request=None, responses={202: DefenseRescanOutputSerializer})
     def post(self, request, bank_slug: str):

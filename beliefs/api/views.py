@@ -20,7 +20,7 @@ from beliefs.api.serializers import (
 from beliefs.engine.types import RecallFilters
 from beliefs.extractors.structured import carries_verdict_event
 from beliefs.filtersets import EpisodeFilterSet
-from beliefs.selectors.episodes import episode_get, episode_list, retain_batch_get
+from beliefs.selectors.episodes import episode_get, episode_list, retain_batch_get, retain_batch_list
 from beliefs.services.defense.quarantine import episode_release
 from beliefs.services.forget.episodes import episode_delete
 from beliefs.services.recall import CHANNELS, KINDS, recall
@@ -70,7 +70,7 @@ class RetainBatchDetailApi(BankScopedAPIView):
     serializer_class = RetainBatchOutputSerializer
 
     def scoped_get_queryset(self):
-        return self.bank.retain_batches.all()
+        return retain_batch_list(bank=self.bank)
 
     def get(self, request, bank_slug: str, batch_id: int):
         batch = retain_batch_get(bank=self.bank, batch_id=batch_id)

@@ -10,14 +10,19 @@ from banks.models import Bank
 from beliefs.models import DefenseRescan, Episode
 
 
+def defense_rescan_list(*, bank: Bank) -> QuerySet[DefenseRescan]:
+    """The bank's re-scans, newest first."""
+    return DefenseRescan.objects.filter(bank=bank).order_by("-created_at", "-id")
+
+
 def defense_rescans(*, bank: Bank, limit: int = 20) -> list[DefenseRescan]:
-    """The bank's newest re-scans, newest first."""
-    return list(DefenseRescan.objects.filter(bank=bank).order_by("-created_at", "-id")[:limit])
+    """The bank's ``limit`` newest re-scans, newest first."""
+    return list(defense_rescan_list(bank=bank)[:limit])
 
 
 def defense_rescan_note(*, bank: Bank) -> PageNote | None:
     """The bank policy page's line about a re-scan still under way (``banks.hooks`` page status)."""
-    rescan = DefenseRescan.objects.filter(bank=bank).order_by("-created_at", "-id").first()
+    rescan = defense_rescan_list(bank=bank).first()
     if rescan is None or rescan.status == DefenseRescan.Status.DONE:
         return None
     url = reverse("beliefs_tenant:bank-defense", kwargs={"tenant_slug": bank.tenant.slug, "bank_slug": bank.slug})

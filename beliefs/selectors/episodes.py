@@ -76,6 +76,11 @@ def episode_citations(*, bank: Bank, ids: list[int]) -> dict[int, EpisodeCitatio
     return {row[0]: EpisodeCitation(*row) for row in rows}
 
 
+def retain_batch_list(*, bank: Bank) -> QuerySet[RetainBatch]:
+    """The bank's retain batches, newest first (their items not loaded)."""
+    return RetainBatch.objects.filter(bank=bank).defer("items").order_by("-created_at", "-id")
+
+
 def retain_batch_get(*, bank: Bank, batch_id: int) -> RetainBatch | None:
     """One retain batch of ``bank``, or ``None``."""
     return RetainBatch.objects.filter(bank=bank, pk=batch_id).defer("items").first()

@@ -73,7 +73,7 @@ class TriageDecisionOutputSerializer(serializers.ModelSerializer):
 
 class _AnomalyBase(BankScopedAPIView):
     def scoped_get_queryset(self):
-        return self.bank.triage_decisions.all()
+        return triage_decision_list(bank=self.bank)
 
 
 class AnomalyEventApi(_AnomalyBase):

@@ -36,14 +36,13 @@ from workloads.churn import (
 )
 from workloads.churn.selectors import intervention_get, intervention_list, intervention_states, outcome_list
 from workloads.filtersets import InterventionFilterSet, OutcomeFilterSet
-from workloads.models import Intervention
 
 NOW = OpenApiParameter("now", str, description="States as known at this time (ISO 8601); default: now.")
 
 
 class _ChurnBase(BankScopedAPIView):
     def scoped_get_queryset(self):
-        return Intervention.objects.filter(bank=self.bank)
+        return intervention_list(bank=self.bank)
 
 
 class PlayListApi(_ChurnBase):

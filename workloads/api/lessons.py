@@ -9,6 +9,7 @@ from rest_framework.response import Response
 from audit.services import actor_of
 from banks.scoping import BankScopedAPIView
 from memoryhub.serializers import StrictInputSerializer
+from reviews.selectors import review_item_list
 from workloads.distill import lessons_submit
 
 
@@ -27,7 +28,7 @@ class LessonsInputSerializer(StrictInputSerializer):
 
 class LessonsApi(BankScopedAPIView):
     def scoped_get_queryset(self):
-        return self.bank.review_items.all()
+        return review_item_list(bank=self.bank)
 
     @extend_schema(request=LessonsInputSerializer, responses={201: dict})
     def post(self, request, bank_slug: str):
