@@ -29,7 +29,7 @@ _MAX_EVIDENCE_IDS = 50
 
 @dataclass(frozen=True)
 class DerivedHit:
-    kind: str  # "belief" or "fact"
+    kind: str  # "belief", "fact" or "play"
     item_id: int
     similarity: float
     text: str
@@ -109,80 +109,62 @@ def search(
     for kind, pk, distance in sorted(nearest, key=lambda row: (row[2], row[1])):
         similarity[kind][pk] = 1.0 - float(distance)
     hits: list[DerivedHit] = []
-    if similarity.get("belief"):
-        found = Belief.objects.filter(bank=bank, pk__in=similarity["belief"]).defer("search_vector", "embedding")
-        support = _supporting_episodes(bank, list(similarity["belief"]))
-        by_id = {belief.pk: belief for belief in found}
-        for pk, score in similarity["belief"].items():
-            belief = by_id[pk]
-            text = belief_text(belief)
-            hits.append(
-                DerivedHit(
-                    kind="belief",
-                    item_id=belief.pk,
-                    similarity=score,
-                    text=text,
-                    tokens=count_tokens(text),
-                    episode_ids=tuple(support.get(belief.pk, ())),
-                    occurred_at=belief.last_confirmed_at,
-                    recorded_at=belief.formed_at,
-                    subject=belief.subject,
-                    provenance="derived",
-                    details={
-                        "status": belief.status,
-                        "confidence": belief.confidence,
-                        "proof_count": belief.proof_count,
-                        "contradiction_count": belief.contradiction_count,
-                        "valid_from": belief.valid_from.isoformat(),
-                        "valid_to": belief.valid_to.isoformat() if belief.valid_to else None,
-                    },
-                )
-            )
-    if similarity.get("fact"):
-        by_id = Fact.objects.filter(bank=bank, pk__in=similarity["fact"]).defer("search_vector", "embedding").in_bulk()
-        for pk, score in similarity["fact"].items():
-            fact = by_id[pk]
-            hits.append(
-                DerivedHit(
-                    kind="fact",
-                    item_id=fact.pk,
-                    similarity=score,
-                    text=fact.statement,
-                    tokens=count_tokens(fact.statement),
-                    episode_ids=(fact.episode_id,),
-                    occurred_at=fact.valid_at,
-                    recorded_at=fact.created_at,
-                    subject=fact.subject,
-                    provenance=fact.provenance,
-                    details={
-                        "valid_at": fact.valid_at.isoformat(),
-                        "invalid_at": fact.invalid_at.isoformat() if fact.invalid_at else None,
-                        "quote": fact.quote,
-                        "extractor": fact.extractor,
-                    },
-                )
-            )
-    if similarity.get("play"):
-        by_id = Play.objects.filter(bank=bank, pk__in=similarity["play"]).defer("embedding").in_bulk()
-        for pk, score in similarity["play"].items():
-            play = by_id[pk]
-            text = f"[accepted lesson] {play.text}"
-            hits.append(
-                DerivedHit(
-                    kind="play",
-                    item_id=play.pk,
-                    similarity=score,
-                    text=text,
-                    tokens=count_tokens(text),
-                    episode_ids=(),
-                    occurred_at=play.created_at,
-                    recorded_at=play.created_at,
-                    subject=play.segment or play.signature,
-                    provenance="reviewed",
-                    details={"play": play.play, "segment": play.segment, "review_item_id": play.review_item_id},
-                )
-            )
+    for kind in ("belief", "fact", "play"):  # a fixed order of kinds, whatever order ``kinds`` names them in
+        if similarity.get(kind):
+            hits.extend(_READERS[kind](bank, similarity[kind]))
     return hits
+
+
+def _hit(kind: str, item_id: int, similarity: float, text: str, **fields) -> DerivedHit:
+    return DerivedHit(kind=kind, item_id=item_id, similarity=similarity, text=text, tokens=count_tokens(text), **fields)
+
+
+def _belief_hits(bank: Bank, similarity: dict[int, float]) -> list[DerivedHit]:
+    by_id = Belief.objects.filter(bank=bank, pk__in=similarity).defer("search_vector", "embedding").in_bulk()
+    support = _supporting_episodes(bank, list(similarity))
+    hits = []
+    for pk, score in similarity.items():
+        belief = by_id[pk]
+        details = {
+            "status": belief.status, "confidence": belief.confidence, "proof_count": belief.proof_count,
+            "contradiction_count": belief.contradiction_count, "valid_from": belief.valid_from.isoformat(),
+            "valid_to": belief.valid_to.isoformat() if belief.valid_to else None,
+        }  # fmt: skip
+        hits.append(_hit("belief", pk, score, belief_text(belief), episode_ids=tuple(support.get(pk, ())),
+                         occurred_at=belief.last_confirmed_at, recorded_at=belief.formed_at, subject=belief.subject,
+                         provenance="derived", details=details))  # fmt: skip
+    return hits
+
+
+def _fact_hits(bank: Bank, similarity: dict[int, float]) -> list[DerivedHit]:
+    by_id = Fact.objects.filter(bank=bank, pk__in=similarity).defer("search_vector", "embedding").in_bulk()
+    hits = []
+    for pk, score in similarity.items():
+        fact = by_id[pk]
+        details = {
+            "valid_at": fact.valid_at.isoformat(),
+            "invalid_at": fact.invalid_at.isoformat() if fact.invalid_at else None,
+            "quote": fact.quote, "extractor": fact.extractor,
+        }  # fmt: skip
+        hits.append(_hit("fact", pk, score, fact.statement, episode_ids=(fact.episode_id,), occurred_at=fact.valid_at,
+                         recorded_at=fact.created_at, subject=fact.subject, provenance=fact.provenance,
+                         details=details))  # fmt: skip
+    return hits
+
+
+def _play_hits(bank: Bank, similarity: dict[int, float]) -> list[DerivedHit]:
+    by_id = Play.objects.filter(bank=bank, pk__in=similarity).defer("embedding").in_bulk()
+    hits = []
+    for pk, score in similarity.items():
+        play = by_id[pk]
+        details = {"play": play.play, "segment": play.segment, "review_item_id": play.review_item_id}
+        hits.append(_hit("play", pk, score, f"[accepted lesson] {play.text}", episode_ids=(),
+                         occurred_at=play.created_at, recorded_at=play.created_at,
+                         subject=play.segment or play.signature, provenance="reviewed", details=details))  # fmt: skip
+    return hits
+
+
+_READERS = {"belief": _belief_hits, "fact": _fact_hits, "play": _play_hits}
 
 
 def _supporting_episodes(bank: Bank, belief_ids: list[int]) -> dict[int, list[int]]:
