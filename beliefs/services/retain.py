@@ -292,39 +292,18 @@ def _store(
 ) -> tuple[list[RetainOutcome], int]:
     """Insert the new episodes and index them; returns per-item outcomes and the items' total tokens."""
     tokens = {item.content: count_tokens(item.content) for item in items}
-    erased = erased_subjects(bank=bank, subjects={item.subject for item in items if item.subject})
-    hashes = [hashlib.sha256(item.content.encode()).hexdigest() for item in items]
-    echoes = echo_sources(bank, items, keys, hashes)
+    screen = items_screen(bank=bank, items=items, keys=keys)
+    erased = screen.erased
     rows = []
     seen: set[str] = set()
-    for item, key, content_hash in zip(items, keys, hashes, strict=True):
+    for item, key in zip(items, keys, strict=True):
         if key in seen or key not in vectors or item.subject in erased:
             continue
         seen.add(key)
-        flags, spans = injection_assessment(item.content, metadata_text(item.metadata))
-        rows.append(
-            Episode(
-                tenant_id=bank.tenant_id,
-                bank=bank,
-                content=item.content,
-                occurred_at=item.occurred_at or now,
-                recorded_at=now,
-                source=item.source,
-                subject=item.subject,
-                thread=item.thread,
-                provenance=item.provenance,
-                metadata=item.metadata,
-                content_hash=content_hash,
-                dedupe_key=key,
-                token_count=tokens[item.content],
-                embedding=vectors[key],
-                batch=batch,
-                injection_flags=flags + (["recall_echo"] if key in echoes else []),
-                injection_spans=spans,
-                echo_of_id=echoes.get(key),
-                **episode_time_fields(item.content, item.occurred_at or now),
-            )
-        )
+        occurred_at = item.occurred_at or now
+        rows.append(episode_row(bank=bank, item=item, key=key, screen=screen, occurred_at=occurred_at, recorded_at=now,
+                                token_count=tokens[item.content], embedding=vectors[key], batch=batch,
+                                **episode_time_fields(item.content, occurred_at)))  # fmt: skip
     # ON CONFLICT DO NOTHING: a concurrent retain of the same item wins, and we report a duplicate.
     Episode.objects.bulk_create(rows, ignore_conflicts=True, batch_size=500)
     stored = dict(Episode.objects.filter(bank=bank, dedupe_key__in=set(keys)).values_list("dedupe_key", "id"))
@@ -341,6 +320,53 @@ def _store(
         reported.add(key)
         outcomes.append(RetainOutcome(episode_id=stored[key], status=status))
     return outcomes, sum(tokens[item.content] for item in items)
+
+
+@dataclass(frozen=True)
+class Screening:
+    """What retain and import learn about a set of items before storing them."""
+
+    erased: set[str]  # subjects erased from the bank: their items stay out
+    echoes: dict[str, int | None]  # dedupe key → the episode an item echoes (``echo_sources``)
+
+
+def items_screen(*, bank: Bank, items: list[RetainItem], keys: list[str]) -> Screening:
+    """Which ``items`` (stored under ``keys``) name an erased subject, and which repeat what recall handed out."""
+    hashes = [content_hash(item.content) for item in items]
+    return Screening(
+        erased=erased_subjects(bank=bank, subjects={item.subject for item in items if item.subject}),
+        echoes=echo_sources(bank, items, keys, hashes),
+    )
+
+
+def content_hash(content: str) -> str:
+    return hashlib.sha256(content.encode()).hexdigest()
+
+
+def episode_row(*, bank: Bank, item: RetainItem, key: str, screen: Screening, **fields) -> Episode:
+    """An unsaved episode of ``item`` stored under ``key``, with the caller's ``fields`` (times, tokens, vector).
+
+    Its Memory Defense state (injection flags and spans, whether it echoes recall) is computed here from the
+    item and ``screen``, never taken from the caller: retain and import store untrusted text the same way.
+    """
+    flags, spans = injection_assessment(item.content, metadata_text(item.metadata))
+    echoes = screen.echoes
+    return Episode(
+        tenant_id=bank.tenant_id,
+        bank=bank,
+        content=item.content,
+        source=item.source,
+        subject=item.subject,
+        thread=item.thread,
+        provenance=item.provenance,
+        metadata=item.metadata,
+        content_hash=content_hash(item.content),
+        dedupe_key=key,
+        injection_flags=flags + (["recall_echo"] if key in echoes else []),
+        injection_spans=spans,
+        echo_of_id=echoes.get(key),
+        **fields,
+    )
 
 
 def echo_sources(bank: Bank, items: list[RetainItem], keys: list[str], hashes: list[str]) -> dict[str, int | None]:

@@ -124,3 +124,14 @@ def text(record: Record, name: str, *, limit: int, default: str = "") -> str:
 def not_after(value: datetime | None, now: datetime) -> datetime:
     """A time from an untrusted file, clamped so it never claims to be later than ``now``."""
     return now if value is None or value > now else value
+
+
+def insert_new(model, *, bank: Bank, rows: list, kind: str, total: int) -> tuple[Counter, int]:
+    """Insert ``rows`` of ``model``, skipping those a unique constraint says the bank holds already.
+
+    Returns ``Counter({kind: inserted})`` and how many of the ``total`` records were not inserted.
+    """
+    before = model.objects.filter(bank=bank).count()
+    model.objects.bulk_create(rows, ignore_conflicts=True, batch_size=500)
+    new = model.objects.filter(bank=bank).count() - before
+    return Counter({kind: new}), total - new

@@ -13,7 +13,7 @@ from collections import Counter
 
 from beliefs.models import Belief, BeliefVersion, Episode, Evidence, Fact, Provenance
 from portability.records import FACT_KEY_FIELDS, Record
-from portability.services.writers.common import Context, Unresolved
+from portability.services.writers.common import Context, Unresolved, insert_new
 from portability.services.writers.common import choice as _choice
 from portability.services.writers.common import need as _need
 
@@ -72,10 +72,7 @@ def write_facts(ctx: Context, records: list[Record]) -> tuple[Counter, int]:
                 quarantined=bool(flagged.get(episode_id)),
             )
         )
-    before = Fact.objects.filter(bank=bank).count()
-    Fact.objects.bulk_create(rows, ignore_conflicts=True, batch_size=500)
-    new = Fact.objects.filter(bank=bank).count() - before
-    return Counter(fact=new), len(records) - new
+    return insert_new(Fact, bank=bank, rows=rows, kind="fact", total=len(records))
 
 
 def write_fact_invalidations(ctx: Context, records: list[Record]) -> tuple[Counter, int]:
@@ -140,10 +137,7 @@ def write_beliefs(ctx: Context, records: list[Record]) -> tuple[Counter, int]:
                 },  # fmt: skip
             )
         )
-    before = Belief.objects.filter(bank=bank).count()
-    Belief.objects.bulk_create(rows, ignore_conflicts=True, batch_size=500)
-    new = Belief.objects.filter(bank=bank).count() - before
-    return Counter(belief=new), len(records) - new
+    return insert_new(Belief, bank=bank, rows=rows, kind="belief", total=len(records))
 
 
 def write_evidence(ctx: Context, records: list[Record]) -> tuple[Counter, int]:
@@ -173,10 +167,7 @@ def write_evidence(ctx: Context, records: list[Record]) -> tuple[Counter, int]:
                 **{n: d[n] for n in ("quote", "quote_start", "quote_end", "weight", "observed_at", "recorded_at")},
             )
         )
-    before = Evidence.objects.filter(bank=bank).count()
-    Evidence.objects.bulk_create(rows, ignore_conflicts=True, batch_size=500)
-    new = Evidence.objects.filter(bank=bank).count() - before
-    return Counter(evidence=new), len(records) - new
+    return insert_new(Evidence, bank=bank, rows=rows, kind="evidence", total=len(records))
 
 
 def write_versions(ctx: Context, records: list[Record]) -> tuple[Counter, int]:
@@ -226,7 +217,4 @@ def write_versions(ctx: Context, records: list[Record]) -> tuple[Counter, int]:
                 },
             )  # fmt: skip
         )
-    before = BeliefVersion.objects.filter(bank=bank).count()
-    BeliefVersion.objects.bulk_create(rows, ignore_conflicts=True, batch_size=500)
-    new = BeliefVersion.objects.filter(bank=bank).count() - before
-    return Counter(belief_version=new), len(records) - new
+    return insert_new(BeliefVersion, bank=bank, rows=rows, kind="belief_version", total=len(records))

@@ -13,18 +13,14 @@ the file's ``recorded_at`` and ``extracted_at`` so that a moved bank keeps its h
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import uuid
 from collections import Counter
 
 from django.utils import timezone
 
-from beliefs.defense.apply import metadata_text
-from beliefs.defense.injection import injection_assessment
 from beliefs.models import Episode, RetainBatch
-from beliefs.services.forget.tombstones import erased_subjects
 from beliefs.services.indexing import episodes_index
-from beliefs.services.retain import RetainItem, echo_sources, item_dedupe_key
+from beliefs.services.retain import RetainItem, episode_row, item_dedupe_key, items_screen
 from memoryhub.tokens import count_tokens
 from portability.records import Record
 from portability.services.writers.common import Context, imported_ref
@@ -58,39 +54,18 @@ def write_episodes(ctx: Context, records: list[Record]) -> tuple[Counter, int]:
         items.append(item)
         keys.append(episode_key(ctx, d.get("ref"), item))
     known = _stored(bank, keys)
-    erased = erased_subjects(bank=bank, subjects={item.subject for item in items if item.subject})
-    hashes = [hashlib.sha256(item.content.encode()).hexdigest() for item in items]
-    echoes = echo_sources(bank, items, keys, hashes)
+    screen = items_screen(bank=bank, items=items, keys=keys)
     rows, seen, created = [], set(known), Counter()
-    for record, item, key, content_hash in zip(records, items, keys, hashes, strict=True):
+    for record, item, key in zip(records, items, keys, strict=True):
         d = record.data
-        if key in seen or item.subject in erased:
-            created["episode_suppressed"] += item.subject in erased and key not in seen
+        if key in seen or item.subject in screen.erased:
+            created["episode_suppressed"] += item.subject in screen.erased and key not in seen
             continue
         seen.add(key)
-        flags, spans = injection_assessment(item.content, metadata_text(item.metadata))
-        rows.append(
-            Episode(
-                tenant_id=bank.tenant_id,
-                bank=bank,
-                content=item.content,
-                occurred_at=d["occurred_at"],
-                recorded_at=d["recorded_at"] if ctx.trusted else ctx.now,
-                source=item.source,
-                subject=item.subject,
-                thread=item.thread,
-                provenance=item.provenance,
-                metadata=item.metadata,
-                content_hash=content_hash,
-                dedupe_key=key,
-                token_count=count_tokens(item.content),
-                embedding=d["embedding"],
-                extracted_at=d.get("extracted_at") if ctx.trusted else None,
-                injection_flags=flags + (["recall_echo"] if key in echoes else []),
-                injection_spans=spans,
-                echo_of_id=echoes.get(key),
-            )
-        )
+        recorded_at, extracted_at = (d["recorded_at"], d.get("extracted_at")) if ctx.trusted else (ctx.now, None)
+        rows.append(episode_row(bank=bank, item=item, key=key, screen=screen, occurred_at=d["occurred_at"],
+                                recorded_at=recorded_at, extracted_at=extracted_at,
+                                token_count=count_tokens(item.content), embedding=d["embedding"]))  # fmt: skip
     # The batch row marks what this import inserted (a concurrent retain of the same item wins the conflict).
     batch = RetainBatch.objects.create(
         tenant_id=bank.tenant_id,
