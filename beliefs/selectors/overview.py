@@ -10,7 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from django.db.models import Count, Min, Q
+from django.db.models import Count, Min, Q, QuerySet
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
@@ -95,22 +95,21 @@ def days_ending(now: datetime, days: int) -> list[date]:
     return [today - timedelta(days=offset) for offset in range(days - 1, -1, -1)]
 
 
+def daily_counts(rows: QuerySet, *, window: list[date], day_field: str, group_field: str, names) -> DailySeries:
+    """Rows per calendar day of ``day_field`` in ``window``, one series per value of ``group_field`` in ``names``."""
+    counts: dict[str, dict[date, int]] = defaultdict(dict)
+    grouped = rows.annotate(day=TruncDate(day_field)).values_list("day", group_field).annotate(n=Count("id")).order_by()
+    for day, group, count in grouped:
+        counts[group][day] = count
+    return DailySeries(days=window, series={name: [counts[name].get(day, 0) for day in window] for name in names})
+
+
 def reviews_daily(*, bank: Bank, days: int = 30, now: datetime | None = None) -> DailySeries:
     """Review items decided per day (accepted, rejected, overturned)."""
-    now = now or timezone.now()
-    window = days_ending(now, days)
-    counts: dict[str, dict[date, int]] = defaultdict(dict)
-    rows = (
-        ReviewItem.objects.filter(bank=bank, decided_at__date__gte=window[0])
-        .annotate(day=TruncDate("decided_at"))
-        .values_list("day", "status")
-        .annotate(n=Count("id"))
-        .order_by()
-    )
-    for day, status, count in rows:
-        counts[status][day] = count
-    names = ("accepted", "rejected", "overturned")
-    return DailySeries(days=window, series={name: [counts[name].get(day, 0) for day in window] for name in names})
+    window = days_ending(now or timezone.now(), days)
+    rows = ReviewItem.objects.filter(bank=bank, decided_at__date__gte=window[0])
+    return daily_counts(rows, window=window, day_field="decided_at", group_field="status",
+                        names=("accepted", "rejected", "overturned"))  # fmt: skip
 
 
 def recent_activity(*, bank: Bank | None = None, tenant=None, limit: int = 12) -> list[AuditEvent]:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
-from datetime import date, datetime
+from datetime import datetime
 
 from django.db.models import Count, QuerySet
-from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from banks.models import Bank
-from beliefs.selectors.overview import DailySeries, days_ending
+from beliefs.selectors.overview import DailySeries, daily_counts, days_ending
 from reviews.models import ReviewItem
 from workloads.models import TriageDecision
 
@@ -48,17 +46,6 @@ def triage_daily(*, bank: Bank, days: int = 30, now: datetime | None = None) -> 
     """Suppressed and investigated alerts per day of triage time (``decided_at``)."""
     now = now or timezone.now()
     window = days_ending(now, days)
-    counts: dict[str, dict[date, int]] = defaultdict(dict)
-    rows = (
-        TriageDecision.objects.filter(bank=bank, decided_at__date__gte=window[0], decided_at__lte=now)
-        .annotate(day=TruncDate("decided_at"))
-        .values_list("day", "decision")
-        .annotate(n=Count("id"))
-        .order_by()
-    )
-    for day, decision, count in rows:
-        counts[decision][day] = count
-    return DailySeries(
-        days=window,
-        series={name: [counts[name].get(day, 0) for day in window] for name in ("suppress", "investigate")},
-    )
+    rows = TriageDecision.objects.filter(bank=bank, decided_at__date__gte=window[0], decided_at__lte=now)
+    return daily_counts(rows, window=window, day_field="decided_at", group_field="decision",
+                        names=("suppress", "investigate"))  # fmt: skip
