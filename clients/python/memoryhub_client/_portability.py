@@ -191,6 +191,7 @@ class Portability:
         return self.import_lines(bank, file_lines(path, format), format=format, **options)
 
 
+# Sync/async twin of ``Portability``: same code but for ``await`` (as in httpx, openai-python); kept apart on purpose.
 class AsyncPortability:
     def __init__(self, client):
         self._client = client

@@ -141,6 +141,7 @@ class SyncTransport:
             yield from r.iter_lines()
 
 
+# Sync/async twin of ``SyncTransport``: same code but for ``await`` (as in httpx, openai-python); kept apart on purpose.
 class AsyncTransport:
     def __init__(self, http: httpx.AsyncClient, retry: RetryPolicy, sleep: Callable[[float], Any] = asyncio.sleep):
         self.http = http

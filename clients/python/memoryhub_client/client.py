@@ -152,6 +152,7 @@ class MemoryHub(_Base):
                 return
 
 
+# Sync/async twin of ``MemoryHub``: same code but for ``await`` (as in httpx, openai-python); kept apart on purpose.
 class AsyncMemoryHub(_Base):
     """Asynchronous client: the same resources and methods, awaited."""
 

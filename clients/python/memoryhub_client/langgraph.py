@@ -224,6 +224,7 @@ class MemoryHubStore(BaseStore):
                 results.append(done.value)
         return results
 
+    # Sync/async twin of ``batch``: same code but for ``await`` (as in httpx, openai-python); kept apart on purpose.
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         results = []
         for op in ops:
