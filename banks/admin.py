@@ -65,8 +65,8 @@ class AuditedAdmin(admin.ModelAdmin):
         super().delete_queryset(request, queryset)
 
 
-class ReadOnlyAdmin(AuditedAdmin):
-    """Shown, never changed, in the admin site (and every view audited)."""
+class _NoWrites:
+    """Nobody adds, changes or deletes these rows in the admin site (superusers neither)."""
 
     def has_add_permission(self, request, obj=None):
         return False
@@ -78,22 +78,17 @@ class ReadOnlyAdmin(AuditedAdmin):
         return False
 
 
-class MembershipInline(admin.TabularInline):
+class ReadOnlyAdmin(_NoWrites, AuditedAdmin):
+    """Shown, never changed, in the admin site (and every view audited)."""
+
+
+class MembershipInline(_NoWrites, admin.TabularInline):
     """Read-only: people join a tenant in the dashboard; staff only by breaking glass on the staff page."""
 
     model = Membership
     extra = 0
     fields = ["user", "role", "created_at"]
     readonly_fields = fields
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Tenant)
