@@ -9,6 +9,7 @@ sweeps work the broker lost.
 
 from __future__ import annotations
 
+import functools
 import logging
 from contextlib import contextmanager
 from datetime import timedelta
@@ -21,11 +22,13 @@ from django.utils import timezone
 
 from banks.models import Bank
 from banks.policy import bank_policy
-from beliefs.models import RetainBatch
+from beliefs.models import DefenseRescan, ErasureRequest, RetainBatch
 from beliefs.selectors.backlog import banks_with_backlog
 from beliefs.services.consolidate import consolidate
 from beliefs.services.decay import beliefs_decay
+from beliefs.services.defense.rescan import defense_rescan_run
 from beliefs.services.extract import bank_extract, batches_mark_extracted
+from beliefs.services.forget.subjects import erasure_request_run
 from beliefs.services.mental_models import mental_models_refresh
 from beliefs.services.retain import retain_batch_fail, retain_batch_process
 from beliefs.services.vector_indexes import vector_indexes_refresh
@@ -46,14 +49,29 @@ def _tenant_of(model, pk: int) -> int | None:
         return model.objects.filter(pk=pk).values_list("tenant_id", flat=True).first()
 
 
+def _scoped_by(model, id_kwarg: str):
+    """Run the task in the tenant scope of the ``model`` row its ``id_kwarg`` names; a row gone since is "missing"."""
+
+    def decorate(task):
+        @functools.wraps(task)
+        def run(**kwargs):
+            pk = kwargs[id_kwarg]
+            tenant_id = _tenant_of(model, pk)
+            if tenant_id is None:
+                logger.warning("%s %s no longer exists", model.__name__, pk)
+                return {id_kwarg: pk, "status": "missing"}
+            with tenant_scope(tenant_id):
+                return task(**kwargs)
+
+        return run
+
+    return decorate
+
+
 @shared_task(**TASK_OPTIONS)
+@_scoped_by(RetainBatch, "batch_id")
 def process_retain_batch_task(*, batch_id: int) -> dict:
-    tenant_id = _tenant_of(RetainBatch, batch_id)
-    if tenant_id is None:
-        logger.warning("retain batch %s no longer exists", batch_id)
-        return {"batch_id": batch_id, "status": "missing"}
-    with tenant_scope(tenant_id):
-        return _process_retain_batch(batch_id)
+    return _process_retain_batch(batch_id)
 
 
 def _process_retain_batch(batch_id: int) -> dict:
@@ -77,15 +95,11 @@ def _stalled_after() -> timedelta:
 
 
 @shared_task(**TASK_OPTIONS)
+@_scoped_by(RetainBatch, "batch_id")
 def extract_batch_task(*, batch_id: int) -> dict:
     """Extraction after a retain (messages queued before extraction was coalesced per bank)."""
-    tenant_id = _tenant_of(RetainBatch, batch_id)
-    if tenant_id is None:
-        return {"batch_id": batch_id, "status": "missing"}
-    with tenant_scope(tenant_id):
-        bank_id = RetainBatch.objects.filter(pk=batch_id).values_list("bank_id", flat=True).first()
-        result = _extract_and_chain(bank_id)
-    return {"batch_id": batch_id, **result}
+    bank_id = RetainBatch.objects.filter(pk=batch_id).values_list("bank_id", flat=True).first()
+    return {"batch_id": batch_id, **_extract_and_chain(bank_id)}
 
 
 @shared_task(**TASK_OPTIONS)
@@ -204,28 +218,16 @@ def requeue_stalled_batches_task() -> dict:
 
 
 @shared_task(**TASK_OPTIONS)
+@_scoped_by(ErasureRequest, "request_id")
 def run_erasure_task(*, request_id: int) -> dict:
-    from beliefs.models import ErasureRequest
-    from beliefs.services.forget.subjects import erasure_request_run
-
-    tenant_id = _tenant_of(ErasureRequest, request_id)
-    if tenant_id is None:
-        return {"request_id": request_id, "status": "missing"}
-    with tenant_scope(tenant_id):
-        request = erasure_request_run(request_id=request_id)
+    request = erasure_request_run(request_id=request_id)
     return {"request_id": request_id, "status": request.status}
 
 
 @shared_task(**TASK_OPTIONS)
+@_scoped_by(DefenseRescan, "rescan_id")
 def defense_rescan_task(*, rescan_id: int) -> dict:
-    from beliefs.models import DefenseRescan
-    from beliefs.services.defense.rescan import defense_rescan_run
-
-    tenant_id = _tenant_of(DefenseRescan, rescan_id)
-    if tenant_id is None:
-        return {"rescan_id": rescan_id, "status": "missing"}
-    with tenant_scope(tenant_id):
-        rescan = defense_rescan_run(rescan_id=rescan_id)
+    rescan = defense_rescan_run(rescan_id=rescan_id)
     return {"rescan_id": rescan_id, "status": rescan.status, "redacted_episodes": rescan.redacted_episodes}
 
 
