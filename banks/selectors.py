@@ -26,6 +26,15 @@ def tenant_ids_of_user(*, user) -> set[int]:
     return set(Membership.objects.filter(user=user).values_list("tenant_id", flat=True))
 
 
+def tenant_list() -> QuerySet[Tenant]:
+    """Every tenant of the installation, by slug (operators and the database CLI only)."""
+    return Tenant.objects.order_by("slug")
+
+
+def tenant_by_slug(*, slug: str) -> Tenant | None:
+    return Tenant.objects.filter(slug=slug).first()
+
+
 def tenant_get(*, tenant_id: int | None) -> Tenant | None:
     return Tenant.objects.filter(pk=tenant_id).first() if tenant_id is not None else None
 

@@ -23,17 +23,27 @@ def _setup() -> None:
 
 
 def _tenant(slug: str | None):
-    from banks.models import Tenant
+    from banks.selectors import tenant_by_slug, tenant_list
 
     if slug:
-        tenant = Tenant.objects.filter(slug=slug).first()
+        tenant = tenant_by_slug(slug=slug)
         if tenant is None:
             raise click.ClickException(f"no tenant {slug!r}")
         return tenant
-    tenants = list(Tenant.objects.order_by("slug")[:2])
+    tenants = list(tenant_list()[:2])
     if len(tenants) != 1:
         raise click.ClickException("name the tenant with --tenant")
     return tenants[0]
+
+
+def _bank(tenant, slug: str | None):
+    """The bank ``slug`` of ``tenant``, ``None`` when no slug is given; refused when there is no such bank."""
+    from banks.selectors import tenant_bank_get
+
+    bank = tenant_bank_get(tenant=tenant, slug=slug) if slug else None
+    if slug and bank is None:
+        raise click.ClickException(f"no bank {slug!r} in tenant {tenant.slug!r}")
+    return bank
 
 
 @contextmanager
@@ -62,12 +72,12 @@ def _key_payload(issued) -> dict:
 
 def tenant_create(*, slug: str, name: str, admin_key: bool) -> dict:
     _setup()
-    from banks.models import Tenant
+    from banks.selectors import tenant_slug_taken
     from banks.services.api_keys import api_key_issue
     from banks.services.banks import tenant_create as create
     from memoryhub.tenancy import tenant_scope
 
-    if Tenant.objects.filter(slug=slug).exists():
+    if tenant_slug_taken(slug=slug):
         raise click.ClickException(f"tenant {slug!r} exists")
     tenant = create(slug=slug, name=name)
     data = {"slug": tenant.slug, "name": tenant.name}
@@ -81,12 +91,12 @@ def tenant_create(*, slug: str, name: str, admin_key: bool) -> dict:
 
 def bank_create(*, tenant_slug: str | None, slug: str, name: str | None, description: str | None) -> dict:
     _setup()
-    from banks.models import Bank
+    from banks.selectors import tenant_bank_get
     from banks.services.banks import bank_create as create
     from memoryhub.tenancy import tenant_scope
 
     tenant = _tenant(tenant_slug)
-    if Bank.objects.filter(tenant=tenant, slug=slug).exists():
+    if tenant_bank_get(tenant=tenant, slug=slug) is not None:
         raise click.ClickException(f"bank {slug!r} exists in tenant {tenant.slug!r}")
     with tenant_scope(tenant.pk):
         bank = create(tenant=tenant, slug=slug, name=name or "", description=description or "")
@@ -96,16 +106,11 @@ def bank_create(*, tenant_slug: str | None, slug: str, name: str | None, descrip
 def key_create(*, tenant_slug: str | None, name: str, bank_slug: str | None, scopes: list[str],
                expires_at=None) -> dict:  # fmt: skip
     _setup()
-    from banks.models import Bank
     from banks.services.api_keys import api_key_issue
     from memoryhub.tenancy import tenant_scope
 
     tenant = _tenant(tenant_slug)
-    bank = None
-    if bank_slug:
-        bank = Bank.objects.filter(tenant=tenant, slug=bank_slug).first()
-        if bank is None:
-            raise click.ClickException(f"no bank {bank_slug!r} in tenant {tenant.slug!r}")
+    bank = _bank(tenant, bank_slug)
     with _as_client_errors(), tenant_scope(tenant.pk):
         issued = api_key_issue(tenant=tenant, name=name, bank=bank, scopes=scopes, expires_at=expires_at,
                                actor="cli")  # fmt: skip
@@ -114,12 +119,12 @@ def key_create(*, tenant_slug: str | None, name: str, bank_slug: str | None, sco
 
 def key_revoke(*, tenant_slug: str | None, prefix: str) -> None:
     _setup()
-    from banks.models import ApiKey
+    from banks.selectors import api_key_by_prefix
     from banks.services.api_keys import api_key_revoke
     from memoryhub.tenancy import tenant_scope
 
     tenant = _tenant(tenant_slug)
-    api_key = ApiKey.objects.filter(tenant=tenant, prefix=prefix).first()
+    api_key = api_key_by_prefix(tenant=tenant, prefix=prefix)
     if api_key is None:
         raise click.ClickException(f"no key {prefix!r} in tenant {tenant.slug!r}")
     with tenant_scope(tenant.pk):
@@ -131,14 +136,11 @@ def erase(*, tenant_slug: str | None, bank_slug: str | None, subject: str) -> di
     _setup()
     from django.db import transaction
 
-    from banks.models import Bank
     from beliefs.services.forget.subjects import erasure_request_create, erasure_request_run
     from memoryhub.tenancy import tenant_scope
 
     tenant = _tenant(tenant_slug)
-    bank = Bank.objects.filter(tenant=tenant, slug=bank_slug).first() if bank_slug else None
-    if bank_slug and bank is None:
-        raise click.ClickException(f"no bank {bank_slug!r} in tenant {tenant.slug!r}")
+    bank = _bank(tenant, bank_slug)
     with tenant_scope(tenant.pk):
         with transaction.atomic():
             request = erasure_request_create(tenant=tenant, bank=bank, subject=subject, actor="cli")
