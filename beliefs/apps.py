@@ -14,6 +14,7 @@ class BeliefsConfig(AppConfig):
         from beliefs.selectors.defense import defense_rescan_note
         from beliefs.selectors.overview import bank_content_counts
         from beliefs.services.defense.rescan import rescan_when_defense_tightened
+        from beliefs.services.recall import runner
         from memoryhub.observability import register_scrape_collector
         from memoryhub.text_defense import register_text_defense
         from reviews.handlers import register_queue_panel
@@ -24,3 +25,4 @@ class BeliefsConfig(AppConfig):
         register_content_counter(bank_content_counts)
         register_policy_page_status(defense_rescan_note)
         register_text_defense(values_defend)  # banks and reviews scan what they store through memoryhub
+        runner.install(self)  # recall's channel threads: started on first use, stopped at exit

@@ -94,7 +94,7 @@ def main() -> None:
     from beliefs.models import Belief, Episode, Evidence, Fact
     from beliefs.services.consolidate import consolidate
     from beliefs.services.extract import bank_extract
-    from beliefs.services.recall import recall
+    from beliefs.services.recall import RecallOptions, recall
     from beliefs.services.retain import retain
     from memoryhub.embeddings import warm_up
     from memoryhub.tokens import count_tokens
@@ -174,7 +174,7 @@ def main() -> None:
         result = recall(bank=bank, query=question, budget_tokens=150)
         if verdict and any(i.kind == "belief" and i.item_id == verdict.pk for i in result.items):
             hits += 1
-        episodes_only = recall(bank=bank, query=question, budget_tokens=150, kinds=("episode",))
+        episodes_only = recall(bank=bank, query=question, budget_tokens=150, options=RecallOptions(kinds=("episode",)))
         cited = {pk for i in episodes_only.items for pk in (i.item_id, *i.duplicates)}
         episode_coverage.append(len(cited & set(pair_episodes[(sig, host)])) / len(pair_episodes[(sig, host)]))
 

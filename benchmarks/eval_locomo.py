@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from collections import defaultdict
 from datetime import datetime, timedelta
@@ -20,7 +21,18 @@ from pathlib import Path
 from common import ROOT, machine, setup_django, summary_ms, write_result
 from eval_modes import MODES
 
-EVAL_DIR = ROOT.parent / "shared" / "eval" / "locomo"
+
+def _eval_dir() -> Path:
+    """``MEMORYHUB_LOCOMO_DIR``, else the first ``shared/eval/locomo`` above the checkout."""
+    if os.environ.get("MEMORYHUB_LOCOMO_DIR"):
+        return Path(os.environ["MEMORYHUB_LOCOMO_DIR"])
+    for parent in ROOT.parents:
+        if (parent / "shared" / "eval" / "locomo").is_dir():
+            return parent / "shared" / "eval" / "locomo"
+    return ROOT.parent / "shared" / "eval" / "locomo"
+
+
+EVAL_DIR = _eval_dir()
 BUDGETS = [256, 512, 1024, 2048, 4096, 8192, 16384]
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
@@ -66,6 +78,9 @@ def main() -> None:
     args = parser.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
 
+    # The evaluation measures recall, not the rate limiter: one client sends thousands of requests a minute.
+    os.environ.setdefault("MEMORYHUB_RATE_LIMIT_PER_MINUTE", "1000000000")
+    os.environ.setdefault("MEMORYHUB_TENANT_RATE_LIMIT_PER_MINUTE", "1000000000")
     setup_django(args.database, fresh=True)
     from rest_framework.test import APIClient
 

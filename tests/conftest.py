@@ -47,9 +47,9 @@ def _fresh_person_and_address_windows():
 def _close_recall_threads(django_db_setup, django_db_blocker):
     """Parallel recall keeps a connection per channel thread; close them before the test database is dropped."""
     yield
-    from beliefs.services.recall import close_channel_connections
+    from beliefs.services.recall.runner import channel_runner
 
-    close_channel_connections()
+    channel_runner().close_connections()
 
 
 @dataclass

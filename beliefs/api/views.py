@@ -23,8 +23,8 @@ from beliefs.filtersets import EpisodeFilterSet
 from beliefs.selectors.episodes import episode_get, episode_list, retain_batch_get, retain_batch_list
 from beliefs.services.defense.quarantine import episode_release
 from beliefs.services.forget.episodes import episode_delete
-from beliefs.services.recall import CHANNELS, KINDS, recall
-from beliefs.services.recall_usage import recall_usage_record
+from beliefs.services.recall import CHANNELS, KINDS, RecallOptions, recall
+from beliefs.services.recall.usage import recall_usage_record
 from beliefs.services.retain import RetainItem, retain, retain_async_submit
 from memoryhub.exceptions import BatchNotFound, EpisodeNotFound
 from memoryhub.pagination import MemoryHubPagination, paginated_schema
@@ -100,10 +100,12 @@ class RecallApi(BankScopedAPIView):
                 occurred_before=filters.get("occurred_before"),
             ),
             as_of=data.get("as_of"),
-            channels=data.get("channels") or CHANNELS,
-            rerank_results=data["rerank"],
-            now=data.get("now"),
-            kinds=tuple(data.get("kinds") or KINDS),
+            options=RecallOptions(
+                channels=data.get("channels") or CHANNELS,
+                kinds=data.get("kinds") or KINDS,
+                rerank=data["rerank"],
+                now=data.get("now"),
+            ),
         )
         recall_usage_record(bank=self.bank, tokens_used=result.tokens_used, budget_tokens=result.budget_tokens)
         return Response(recall_payload(result, explain=data["explain"], render=data["render"]))

@@ -13,13 +13,11 @@ from datetime import datetime
 
 import numpy as np
 from django.conf import settings
-from django.db import connection, transaction
-from django.db.models import CharField, Exists, OuterRef, Q, QuerySet, Value
-from pgvector import Vector
-from pgvector.django import CosineDistance
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from banks.models import Bank
-from beliefs.channels.semantic import bank_is_small
+from beliefs.channels import vectors
+from beliefs.channels.vectors import bank_is_small
 from beliefs.models import Belief, Evidence, Fact, Play
 from memoryhub.tokens import count_tokens
 
@@ -68,28 +66,6 @@ def _candidates(bank: Bank, as_of: datetime | None, kinds: tuple[str, ...]) -> d
     return candidates
 
 
-def _nearest(candidates: dict[str, QuerySet], query_vector: np.ndarray, limit: int, exact: bool) -> list[tuple]:
-    """``(kind, id, distance)`` of each kind's ``limit`` nearest rows within the similarity floor, in one query."""
-    max_distance = 1 - settings.MEMORYHUB["DERIVED_MIN_SIMILARITY"]
-    target = Value(Vector(query_vector).to_text())  # the vector's text form, made once for every kind
-    ranked = [
-        queryset.annotate(kind=Value(kind, output_field=CharField()), distance=CosineDistance("embedding", target))
-        .filter(distance__lte=max_distance)
-        .order_by("distance", "id")
-        .values_list("kind", "id", "distance")[:limit]
-        for kind, queryset in candidates.items()
-    ]
-    if not ranked:
-        return []
-    combined = ranked[0].union(*ranked[1:], all=True) if len(ranked) > 1 else ranked[0]
-    with transaction.atomic(), connection.cursor() as cursor:
-        if exact:
-            cursor.execute("SELECT set_config('enable_indexscan', 'off', true)")
-        else:
-            cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
-        return list(combined)
-
-
 def search(
     *,
     bank: Bank,
@@ -104,7 +80,13 @@ def search(
     One query ranks every kind; rows are read only for what it found."""
     if exact is None:
         exact = bank_is_small(bank)
-    nearest = _nearest(_candidates(bank, as_of, kinds), query_vector, limit, exact)
+    nearest = vectors.nearest_of_kinds(
+        _candidates(bank, as_of, kinds),
+        query_vector=query_vector,
+        limit=limit,
+        max_distance=1 - settings.MEMORYHUB["DERIVED_MIN_SIMILARITY"],
+        exact=exact,
+    )
     similarity: dict[str, dict[int, float]] = {kind: {} for kind in kinds}
     for kind, pk, distance in sorted(nearest, key=lambda row: (row[2], row[1])):
         similarity[kind][pk] = 1.0 - float(distance)

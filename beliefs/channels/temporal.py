@@ -13,12 +13,11 @@ import json
 from datetime import datetime
 
 import numpy as np
-from django.db import connection, transaction
 from django.db.models import Max, Q
-from pgvector.django import CosineDistance
 
 from banks.models import Bank
-from beliefs.channels.semantic import bank_is_small
+from beliefs.channels import vectors
+from beliefs.channels.vectors import bank_is_small
 from beliefs.engine.temporal import TimeRange, asks_when, parse_time_ranges
 from beliefs.engine.types import Hit, RecallFilters
 from beliefs.selectors.episodes import episodes_matching
@@ -26,7 +25,7 @@ from beliefs.selectors.episodes import episodes_matching
 CHANNEL = "temporal"
 # A time range often holds few of a bank's episodes, or none. An index walk in order of meaning would then
 # visit thousands of rows of other times before giving up (pgvector's iterative scan stops only at
-# hnsw.max_scan_tuples: 60-90 ms at 100,000 episodes for a range with no episode), while reading the range
+# its max_scan_tuples setting: 60-90 ms at 100,000 episodes for a range with no episode), while reading the range
 # through its B-tree and ranking it exactly costs about 1.3 ms per thousand rows. The walk costs less only
 # for ranges holding a large share of the bank: "recently" over 14,400 of 100,000 episodes took 28 ms
 # walking (121 of the exact top 128) and 19 ms exactly. Below this many rows, rank exactly.
@@ -82,17 +81,5 @@ def search(
         exact = bank_is_small(bank)
     if not exact:
         exact = _planned_rows(in_time) < EXACT_BELOW
-    queryset = (
-        in_time.annotate(distance=CosineDistance("embedding", query_vector))
-        .order_by("distance")
-        .values_list("id", "distance")[:limit]
-    )
-    with transaction.atomic(), connection.cursor() as cursor:
-        # One round trip. Exact: no index walk by meaning, the planner reads the range through a B-tree.
-        cursor.execute(
-            "SELECT set_config('enable_indexscan', %s, true), set_config('hnsw.iterative_scan', 'relaxed_order', true),"
-            " set_config('hnsw.ef_search', %s, true)",
-            ["off" if exact else "on", str(max(100, limit))],
-        )
-        rows = sorted(queryset, key=lambda row: (row[1], row[0]))
+    rows = vectors.nearest_in(in_time, query_vector=query_vector, limit=limit, exact=exact)
     return [Hit(item_id=pk, channel=CHANNEL, rank=rank, score=1.0 - float(d)) for rank, (pk, d) in enumerate(rows, 1)]

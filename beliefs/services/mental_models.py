@@ -12,10 +12,10 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from pgvector.django import CosineDistance
 
 from audit.services import audit_record
 from banks.models import Bank
+from beliefs.channels.vectors import closest
 from beliefs.defense.apply import values_defend
 from beliefs.models import Belief, Evidence, MentalModel
 from memoryhub.embeddings import embed_query
@@ -85,9 +85,9 @@ def _selected_beliefs(bank: Bank, model: MentalModel) -> list[Belief]:
         return list(beliefs.order_by("-confidence", "-proof_count", "id")[: model.max_beliefs])
     max_distance = 1 - settings.MEMORYHUB["DERIVED_MIN_SIMILARITY"]
     return list(
-        beliefs.annotate(distance=CosineDistance("embedding", model.question_embedding))
-        .filter(distance__lte=max_distance)
-        .order_by("distance", "id")[: model.max_beliefs]
+        closest(beliefs, field="embedding", query_vector=model.question_embedding, max_distance=max_distance)[
+            : model.max_beliefs
+        ]
     )
 
 

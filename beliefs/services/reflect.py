@@ -17,16 +17,16 @@ import logging
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from pgvector.django import CosineDistance
 
 from banks.models import Bank
 from banks.policy import bank_policy
 from beliefs.channels.derived import LIVE_BELIEF_STATUSES
+from beliefs.channels.vectors import closest
 from beliefs.extractors import llm
 from beliefs.models import Belief, MentalModel
 from beliefs.services.llm_usage import llm_under_cap, llm_usage_record
 from beliefs.services.mental_models import belief_citation, render_belief_line
-from beliefs.services.recall import recall
+from beliefs.services.recall import RecallOptions, recall
 from memoryhub.embeddings import embed_query
 from memoryhub.exceptions import LLMError
 from memoryhub.tokens import count_tokens
@@ -73,31 +73,29 @@ def reflect(*, bank: Bank, question: str, budget_tokens: int) -> ReflectResult:
         used += cost
         return True
 
-    model = (
-        MentalModel.objects.filter(bank=bank, status=MentalModel.Status.ANSWERED)
-        .annotate(distance=CosineDistance("question_embedding", vector))
-        .filter(distance__lte=1 - MODEL_MATCH_SIMILARITY)
-        .order_by("distance")
-        .first()
-    )
+    model = closest(
+        MentalModel.objects.filter(bank=bank, status=MentalModel.Status.ANSWERED),
+        field="question_embedding",
+        query_vector=vector,
+        max_distance=1 - MODEL_MATCH_SIMILARITY,
+    ).first()
     if model is not None:
         for citation in model.citations:
             add(render_belief_line(citation), {"kind": "belief", **citation, "via_mental_model": model.name})
         sources.append("mental_model")
     seen = {c.get("belief_id") for _, c in lines}
-    beliefs = (
-        Belief.objects.filter(bank=bank, status__in=LIVE_BELIEF_STATUSES)
-        .exclude(pk__in=[pk for pk in seen if pk])
-        .annotate(distance=CosineDistance("embedding", vector))
-        .filter(distance__lte=1 - settings.MEMORYHUB["DERIVED_MIN_SIMILARITY"])
-        .order_by("distance", "id")[:MAX_BELIEFS]
-    )
+    beliefs = closest(
+        Belief.objects.filter(bank=bank, status__in=LIVE_BELIEF_STATUSES).exclude(pk__in=[pk for pk in seen if pk]),
+        field="embedding",
+        query_vector=vector,
+        max_distance=1 - settings.MEMORYHUB["DERIVED_MIN_SIMILARITY"],
+    )[:MAX_BELIEFS]
     added_beliefs = [add(render_belief_line(c), {"kind": "belief", **c}) for c in map(belief_citation, beliefs)]
     if any(added_beliefs):
         sources.append("beliefs")
     room = budget_tokens - used
     if room >= 16:
-        recalled = recall(bank=bank, query=question, budget_tokens=room, kinds=("episode",))
+        recalled = recall(bank=bank, query=question, budget_tokens=room, options=RecallOptions(kinds=("episode",)))
         for item in recalled.items:
             text = f"- {item.text} [episode {item.item_id}, {item.occurred_at:%Y-%m-%d}]"
             add(text, {"kind": "episode", "episode_id": item.item_id, "quote": item.text, "untrusted": True})

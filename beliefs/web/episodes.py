@@ -15,7 +15,7 @@ from beliefs.engine.types import RecallFilters
 from beliefs.filtersets import EpisodeBrowserFilterSet
 from beliefs.models import Evidence, Provenance
 from beliefs.selectors.episodes import episode_evidence, episode_facts, episode_get, episode_list
-from beliefs.services.recall import CHANNELS, KINDS, recall
+from beliefs.services.recall import CHANNELS, KINDS, RecallOptions, recall
 from memoryhub.charts import meter
 
 REDACTION = re.compile(r"\[REDACTED:([a-z0-9_-]+)\]", re.I)
@@ -101,8 +101,7 @@ class RecallPlaygroundPage(BankPageView):
                 query=data["query"],
                 budget_tokens=data["budget_tokens"],
                 filters=filters,
-                channels=tuple(data["channels"]),
-                kinds=tuple(data["kinds"]),
+                options=RecallOptions(channels=data["channels"], kinds=data["kinds"]),
             )
             payload = recall_payload(result, explain=True)
             context.update(

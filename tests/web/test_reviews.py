@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 from audit.models import AuditEvent
 from banks.permissions import Role
 from beliefs.models import Belief, BeliefVersion, Evidence, Play
-from beliefs.services.recall import recall
+from beliefs.services.recall import RecallOptions, recall
 from reviews.models import ReviewItem
 from tests.web.builders import BASE, build_ops_bank
 from tests.web.conftest import bank_path
@@ -64,7 +64,12 @@ def test_accepting_a_lesson_in_the_browser_makes_a_recalled_play(client_as, ops)
     html = response.content.decode()
     assert response.status_code == 200 and f'id="item-{ops.lesson.pk}"' in html and "accepted" in html
     play = Play.objects.get(bank=ops.bank, review_item=ops.lesson)
-    result = recall(bank=ops.bank, query="training session for SMB accounts", budget_tokens=300, kinds=("play",))
+    result = recall(
+        bank=ops.bank,
+        query="training session for SMB accounts",
+        budget_tokens=300,
+        options=RecallOptions(kinds=("play",)),
+    )
     assert [item.item_id for item in result.items] == [play.pk]
 
 

@@ -38,7 +38,7 @@ from beliefs.engine.types import RecallFilters
 from beliefs.extractors import claim_key
 from beliefs.extractors.structured import QUOTE_FIELD
 from beliefs.models import Belief, Evidence, Fact
-from beliefs.services.recall import recall
+from beliefs.services.recall import RecallOptions, recall
 from memoryhub.tokens import count_tokens
 from reviews.models import ReviewItem
 from workloads.anomaly.events import pattern_target
@@ -272,8 +272,7 @@ def _context_bundle(bank: Bank, result: TriageResult, signature: str, target: st
             query=f"alert {signature} on {target}",
             budget_tokens=room,
             filters=RecallFilters(occurred_before=now),
-            kinds=("episode",),
-            now=now,
+            options=RecallOptions(kinds=("episode",), now=now),
         )
         result.context = [
             {

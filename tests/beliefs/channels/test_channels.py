@@ -122,9 +122,7 @@ def _ranks_by_index_walk(caller, query, monkeypatch, exact_below) -> tuple[bool,
             ranges=parse_time_ranges(query, reference),
             exact=False,
         )
-    walked = not any(
-        "enable_indexscan" in q["sql"] and "'off'" in q["sql"] for q in queries.captured_queries
-    )
+    walked = not any("set_config('enable_indexscan', 'off'" in q["sql"] for q in queries.captured_queries)
     return walked, texts(caller.bank, hits)
 
 

@@ -5,7 +5,7 @@ import time
 import pytest
 from django.test import override_settings
 
-from beliefs.services.recall import recall
+from beliefs.services.recall import RecallOptions, recall
 from memoryhub import metrics
 from tests.conftest import make_caller, retain_texts
 
@@ -132,7 +132,10 @@ def test_thread_neighbour_of_a_strong_match_comes_along(caller):
     assert answer.features["context"] > 0
 
     without = recall(
-        bank=caller.bank, query="What did Caroline paint for the exhibition?", budget_tokens=40, rerank_results=False
+        bank=caller.bank,
+        query="What did Caroline paint for the exhibition?",
+        budget_tokens=40,
+        options=RecallOptions(rerank=False),
     )
     assert len(without.items) >= 1
 
@@ -155,3 +158,21 @@ def test_reindex_rebuilds_entities_and_term_statistics(caller):
     )
     assert after == before
     assert ("db02", 2) in after[1]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_channel_runner_stops_its_threads_and_starts_again_on_the_next_recall():
+    import threading
+
+    from beliefs.services.recall.runner import channel_runner
+
+    caller = make_caller()
+    [episode_id] = retain_texts(caller.bank, ["Alert DiskLatencyHigh fired on db-01."])
+    recall(bank=caller.bank, query="DiskLatencyHigh", budget_tokens=200)
+    threads = [thread for thread in threading.enumerate() if thread.name.startswith("recall-channel")]
+    assert threads
+    channel_runner().shutdown()
+    assert not any(thread.is_alive() for thread in threads)
+    result = recall(bank=caller.bank, query="DiskLatencyHigh", budget_tokens=200)
+    assert [item.item_id for item in result.items] == [episode_id]
+    assert {"semantic", "keyword"} <= set(result.channel_ms)
