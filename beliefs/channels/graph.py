@@ -12,13 +12,12 @@ from __future__ import annotations
 import math
 from datetime import datetime
 
-from django.db.models import Case, Count, FloatField, Sum, Value, When
+from django.db import connection
 
 from banks.models import Bank
+from beliefs.channels.filters import EpisodeScope, episode_scope, id_array
 from beliefs.engine.entities import query_keys
 from beliefs.engine.types import Hit, RecallFilters
-from beliefs.models import BankTextStats, Entity, EpisodeEntity
-from beliefs.selectors.episodes import episodes_matching
 
 CHANNEL = "graph"
 HOP_WEIGHT = 0.5
@@ -32,18 +31,25 @@ _LINK_BUDGET = 2000
 
 def seed_entities(*, bank: Bank, query_text: str) -> dict[int, float]:
     """Entity id -> weight for the entities ``query_text`` names."""
-    return _seeds(bank, query_text)[0]
+    return _seeds(bank.pk, query_text)[0]
 
 
-def _seeds(bank: Bank, query_text: str) -> tuple[dict[int, float], int]:
+def _seeds(bank_id: int, query_text: str) -> tuple[dict[int, float], int]:
     """The seeds and how many episode links they bring."""
     keys = query_keys(query_text)
     if not keys:
         return {}, 0
-    documents = BankTextStats.objects.filter(bank=bank).values_list("doc_count", flat=True).first() or 1
-    found = Entity.objects.filter(bank=bank, key__in=keys, episode_count__gt=0).values_list("id", "episode_count")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT n.id, n.episode_count, coalesce(s.doc_count, 0) FROM beliefs_entity n"
+            " LEFT JOIN beliefs_banktextstats s ON s.bank_id = n.bank_id"
+            " WHERE n.bank_id = %s AND n.key = ANY(%s) AND n.episode_count > 0",
+            [bank_id, sorted(keys)],
+        )
+        found = cursor.fetchall()
+    documents = (found[0][2] if found else 0) or 1
     seeds, linked = {}, 0
-    for pk, count in sorted(found, key=lambda row: (row[1], row[0])):  # rarest first
+    for pk, count, _ in sorted(found, key=lambda row: (row[1], row[0])):  # rarest first
         if count > max(1, _MAX_SEED_SHARE * documents) or linked + count > _LINK_BUDGET:
             break
         seeds[pk] = math.log(1 + documents / count)
@@ -51,46 +57,57 @@ def _seeds(bank: Bank, query_text: str) -> tuple[dict[int, float], int]:
     return seeds, linked
 
 
-def _one_hop(bank: Bank, seeds: dict[int, float], room: int) -> dict[int, float]:
+def _one_hop(bank_id: int, seeds: dict[int, float], room: int) -> dict[int, float]:
     """Entities that co-occur most with the seeds and still fit in ``room`` episode links."""
-    seed_episodes = EpisodeEntity.objects.filter(bank=bank, entity_id__in=seeds).values("episode_id")
-    neighbours = (
-        EpisodeEntity.objects.filter(bank=bank, episode_id__in=seed_episodes, entity__episode_count__lte=room)
-        .exclude(entity_id__in=seeds)
-        .values("entity_id", "entity__episode_count")
-        .annotate(together=Count("episode_id"))
-        .order_by("-together", "entity_id")[: 4 * MAX_HOP_ENTITIES]
-    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT l.entity_id, n.episode_count, count(l.episode_id) AS together"
+            " FROM beliefs_episodeentity l JOIN beliefs_entity n ON n.id = l.entity_id"
+            " WHERE l.bank_id = %s AND n.episode_count <= %s AND NOT (l.entity_id = ANY(%s::bigint[]))"
+            " AND l.episode_id IN (SELECT s.episode_id FROM beliefs_episodeentity s"
+            "                      WHERE s.bank_id = %s AND s.entity_id = ANY(%s::bigint[]))"
+            " GROUP BY l.entity_id, n.episode_count ORDER BY together DESC, l.entity_id LIMIT %s",
+            [bank_id, room, id_array(seeds), bank_id, id_array(seeds), 4 * MAX_HOP_ENTITIES],
+        )
+        neighbours = cursor.fetchall()
     strongest = max(seeds.values())
     hops = {}
-    for row in neighbours:
-        if len(hops) == MAX_HOP_ENTITIES or row["entity__episode_count"] > room:
+    for entity_id, episode_count, _ in neighbours:
+        if len(hops) == MAX_HOP_ENTITIES or episode_count > room:
             continue
-        hops[row["entity_id"]] = HOP_WEIGHT * strongest
-        room -= row["entity__episode_count"]
+        hops[entity_id] = HOP_WEIGHT * strongest
+        room -= episode_count
     return hops
 
 
 def search(
-    *, bank: Bank, query_text: str, limit: int, filters: RecallFilters | None = None, as_of: datetime | None = None
+    *,
+    bank: Bank,
+    query_text: str,
+    limit: int,
+    filters: RecallFilters | None = None,
+    as_of: datetime | None = None,
+    scope: EpisodeScope | None = None,
 ) -> list[Hit]:
     """Up to ``limit`` episodes mentioning the query's entities (or their neighbours), strongest first."""
-    seeds, linked = _seeds(bank, query_text)
+    seeds, linked = _seeds(bank.pk, query_text)
     if not seeds:
         return []
     # Hop only when the named entities lead to few episodes: broaden thin evidence, not rich.
-    hops = _one_hop(bank, seeds, room=_LINK_BUDGET - linked) if linked < limit else {}
+    hops = _one_hop(bank.pk, seeds, room=_LINK_BUDGET - linked) if linked < limit else {}
     weights = {**hops, **seeds}
-    weight = Case(
-        *[When(entity_id=pk, then=Value(w)) for pk, w in weights.items()], default=Value(0.0), output_field=FloatField()
-    )
-    links = EpisodeEntity.objects.filter(bank=bank, entity_id__in=weights)
-    if as_of is not None or (filters is not None and filters != RecallFilters()):
-        links = links.filter(episode_id__in=episodes_matching(bank=bank, filters=filters, as_of=as_of).values("id"))
-    rows = (
-        links.values("episode_id")
-        .annotate(score=Sum(weight))
-        .order_by("-score", "-episode_id")
-        .values_list("episode_id", "score")[:limit]
-    )
+    scope = scope or episode_scope(bank, filters, as_of)
+    narrowed, params = "", []
+    if scope.narrowed:
+        narrowed = f" AND l.episode_id IN (SELECT e.id FROM beliefs_episode e WHERE {scope.sql})"
+        params = list(scope.params)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT l.episode_id, sum(w.weight) AS score FROM beliefs_episodeentity l"
+            " JOIN unnest(%s::bigint[], %s::float8[]) AS w(entity_id, weight) ON w.entity_id = l.entity_id"
+            f" WHERE l.bank_id = %s{narrowed}"
+            " GROUP BY l.episode_id ORDER BY score DESC, l.episode_id DESC LIMIT %s",
+            [id_array(weights), list(weights.values()), bank.pk, *params, limit],
+        )
+        rows = cursor.fetchall()
     return [Hit(item_id=pk, channel=CHANNEL, rank=rank, score=float(score)) for rank, (pk, score) in enumerate(rows, 1)]

@@ -16,14 +16,12 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.contrib.postgres.search import SearchQuery
 from django.db import connection
-from django.db.models.expressions import RawSQL
 
 from banks.models import Bank
+from beliefs.channels.filters import EpisodeScope, episode_scope
 from beliefs.engine.types import Hit, RecallFilters
 from beliefs.models.episodes import SEARCH_CONFIG
-from beliefs.selectors.episodes import episodes_matching
 from memoryhub.tenancy import request_role
 
 CHANNEL = "keyword"
@@ -45,6 +43,8 @@ class QueryTerms:
     idf: dict[str, float]
     selective: tuple[str, ...]
     avg_length: float
+    # Whether the session reading them is the request role (row-level security filters it), read with them.
+    row_security: bool | None = None
 
     @property
     def empty(self) -> bool:
@@ -56,19 +56,24 @@ def query_terms(*, bank: Bank, text: str) -> QueryTerms:
     with connection.cursor() as cursor:
         cursor.execute(
             """
-            SELECT l.lexeme, t.doc_count, s.doc_count, s.lexeme_total
+            SELECT l.lexeme, t.doc_count, s.doc_count, s.lexeme_total, current_user = %s
             FROM unnest(tsvector_to_array(to_tsvector(%s::regconfig, %s))) AS l(lexeme)
             JOIN beliefs_bankterm t ON t.bank_id = %s AND t.lexeme = l.lexeme AND t.doc_count > 0
             JOIN beliefs_banktextstats s ON s.bank_id = %s
             """,
-            [SEARCH_CONFIG, text, bank.pk, bank.pk],
+            [request_role(), SEARCH_CONFIG, text, bank.pk, bank.pk],
         )
         rows = [row for row in cursor.fetchall() if _SAFE_LEXEME.match(row[0])]
     if not rows:
         return QueryTerms(idf={}, selective=(), avg_length=1.0)
     documents, total_length = rows[0][2], rows[0][3]
-    idf = {lexeme: math.log(1 + (documents - df + 0.5) / (df + 0.5)) for lexeme, df, _, _ in rows}
-    return QueryTerms(idf=idf, selective=_selective(rows), avg_length=max(1.0, total_length / documents))
+    idf = {lexeme: math.log(1 + (documents - df + 0.5) / (df + 0.5)) for lexeme, df, *_ in rows}
+    return QueryTerms(
+        idf=idf,
+        selective=_selective(rows),
+        avg_length=max(1.0, total_length / documents),
+        row_security=bool(rows[0][4]),
+    )
 
 
 def _selective(rows) -> tuple[str, ...]:
@@ -77,7 +82,7 @@ def _selective(rows) -> tuple[str, ...]:
     The rarest lexeme always selects, so a query never goes without candidates. Lexemes left
     out still score the candidates."""
     chosen, total = [], 0
-    for lexeme, df, _, _ in sorted(rows, key=lambda row: (row[1], row[0])):
+    for lexeme, df, *_ in sorted(rows, key=lambda row: (row[1], row[0])):
         if chosen and total + df > _CANDIDATE_BUDGET:
             break
         chosen.append(lexeme)
@@ -98,10 +103,6 @@ def websearch_constraints(text: str) -> str:
     phrases = _QUOTED.findall(text)
     excluded = [f"-{word}" for word in _EXCLUDED.findall(_QUOTED.sub(" ", text))]
     return " ".join(phrases + excluded)
-
-
-def _tsquery(lexemes) -> SearchQuery:
-    return SearchQuery(_tsquery_text(lexemes), search_type="raw", config="simple")
 
 
 def _bm25(candidates_sql: str, candidate_params: list, terms: QueryTerms, limit: int) -> list[tuple[int, float]]:
@@ -138,37 +139,42 @@ def search(
     filters: RecallFilters | None = None,
     as_of: datetime | None = None,
     terms: QueryTerms | None = None,
+    scope: EpisodeScope | None = None,
 ) -> list[Hit]:
     """Up to ``limit`` episodes sharing words with ``query_text``, best BM25 score first."""
     terms = terms or query_terms(bank=bank, text=query_text)
     if terms.empty:
         return []
-    scoped = episodes_matching(bank=bank, filters=filters, as_of=as_of)
+    scope = scope or episode_scope(bank, filters, as_of)
     constraints = websearch_constraints(query_text)
-    if constraints:
-        scoped = scoped.filter(search_vector=SearchQuery(constraints, search_type="websearch", config=SEARCH_CONFIG))
-    narrowed = bool(constraints) or as_of is not None or (filters is not None and filters != RecallFilters())
-    rows = _bm25_over_matches(bank, scoped, terms.selective, terms, limit, narrowed=narrowed)
+    row_security = terms.row_security if terms.row_security is not None else _row_security_applies()
+    rows = _bm25_over_matches(scope, constraints, terms, limit, row_security=row_security)
     return [Hit(item_id=pk, channel=CHANNEL, rank=rank, score=score) for rank, (pk, score) in enumerate(rows, 1)]
 
 
 def _bm25_over_matches(
-    bank: Bank, scoped, lexemes, terms: QueryTerms, limit: int, *, narrowed: bool
+    scope: EpisodeScope, constraints: str, terms: QueryTerms, limit: int, *, row_security: bool
 ) -> list[tuple[int, float]]:
     # The selecting lexemes reach about _CANDIDATE_BUDGET episodes, and every match is scored. When
     # even the rarest word is everywhere, an unordered slice keeps the heap scan short.
-    if _row_security_applies():
-        if not narrowed:
-            # Nothing left to filter: the index match hands back the rows BM25 scores, one heap visit each.
-            return _bm25(_CANDIDATES_SQL, [bank.pk, _tsquery_text(lexemes), _MAX_SCORED], terms, limit)
+    lexemes = _tsquery_text(terms.selective)
+    if row_security and not (constraints or scope.narrowed):
+        # Nothing left to filter: the index match hands back the rows BM25 scores, one heap visit each.
+        return _bm25(_CANDIDATES_SQL, [scope.bank_id, lexemes, _MAX_SCORED], terms, limit)
+    where, params = scope.sql, list(scope.params)
+    if constraints:
+        where += " AND e.search_vector @@ websearch_to_tsquery(%s::regconfig, %s)"
+        params += [SEARCH_CONFIG, constraints]
+    if row_security:
         # The ids stay inside PostgreSQL: shipping up to _INDEX_MATCHES ids to Python and back as an IN list
         # cost more than scoring them.
-        scoped = scoped.filter(id__in=_indexed_matches(bank, lexemes))
+        where += " AND e.id IN (SELECT public.memoryhub_keyword_matches(%s, to_tsquery('simple'::regconfig, %s), %s))"
+        params += [scope.bank_id, lexemes, _INDEX_MATCHES]
     else:
-        scoped = scoped.filter(search_vector=_tsquery(lexemes))
-    candidates = scoped.order_by().values("id", "search_vector")[:_MAX_SCORED]
-    sql, params = candidates.query.sql_with_params()
-    return _bm25(sql, list(params), terms, limit)
+        where += " AND e.search_vector @@ to_tsquery('simple'::regconfig, %s)"
+        params.append(lexemes)
+    candidates = f"SELECT e.id, e.search_vector FROM beliefs_episode e WHERE {where} LIMIT %s"
+    return _bm25(candidates, [*params, _MAX_SCORED], terms, limit)
 
 
 def _row_security_applies() -> bool:
@@ -187,14 +193,6 @@ _CANDIDATES_SQL = (
 
 def _tsquery_text(lexemes) -> str:
     return " | ".join(f"'{lexeme}'" for lexeme in lexemes)
-
-
-def _indexed_matches(bank, lexemes) -> RawSQL:
-    """Ids of the bank's episodes containing any of ``lexemes``, found through the GIN index (a subquery)."""
-    return RawSQL(
-        "SELECT public.memoryhub_keyword_matches(%s, to_tsquery('simple'::regconfig, %s), %s)",
-        [bank.pk, _tsquery_text(lexemes), _INDEX_MATCHES],
-    )
 
 
 def scores_for(*, bank: Bank, terms: QueryTerms, episode_ids: list[int]) -> dict[int, float]:

@@ -6,18 +6,29 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from django.db import connection
+
 from banks.models import Bank
+from beliefs.channels.filters import EpisodeScope, episode_scope
 from beliefs.engine.types import Hit, RecallFilters
-from beliefs.selectors.episodes import episodes_matching
 
 CHANNEL = "recent"
 
 
-def search(*, bank: Bank, limit: int, filters: RecallFilters | None = None, as_of: datetime | None = None) -> list[Hit]:
+def search(
+    *,
+    bank: Bank,
+    limit: int,
+    filters: RecallFilters | None = None,
+    as_of: datetime | None = None,
+    scope: EpisodeScope | None = None,
+) -> list[Hit]:
     """Up to ``limit`` episodes, newest ``occurred_at`` first."""
-    rows = (
-        episodes_matching(bank=bank, filters=filters, as_of=as_of)
-        .order_by("-occurred_at", "-id")
-        .values_list("id", flat=True)[:limit]
-    )
+    scope = scope or episode_scope(bank, filters, as_of)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT e.id FROM beliefs_episode e WHERE {scope.sql} ORDER BY e.occurred_at DESC, e.id DESC LIMIT %s",
+            [*scope.params, limit],
+        )
+        rows = [row[0] for row in cursor.fetchall()]
     return [Hit(item_id=pk, channel=CHANNEL, rank=rank, score=1.0 / rank) for rank, pk in enumerate(rows, 1)]

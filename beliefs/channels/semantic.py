@@ -21,9 +21,9 @@ import numpy as np
 
 from banks.models import Bank
 from beliefs.channels import vectors
+from beliefs.channels.filters import EpisodeScope, episode_scope
 from beliefs.channels.vectors import bank_is_small, candidate_depth, index_probes
 from beliefs.engine.types import Hit, RecallFilters
-from beliefs.selectors.episodes import episodes_matching
 
 CHANNEL = "semantic"
 __all__ = ["CHANNEL", "bank_is_small", "candidate_depth", "index_probes", "search"]
@@ -37,6 +37,8 @@ def search(
     filters: RecallFilters | None = None,
     as_of: datetime | None = None,
     exact: bool | None = None,
+    scope: EpisodeScope | None = None,
+    vector: str | None = None,
 ) -> list[Hit]:
     """Up to ``limit`` episodes closest to ``query_vector``; score = cosine similarity.
 
@@ -44,13 +46,14 @@ def search(
     compare the index against. By default small banks are searched exactly — it costs a
     few milliseconds there, and an approximate graph walk through a big shared index can
     miss the one live row of a tiny bank — banks with an index of their own merge a short
-    HNSW walk with its nearest lists, and other banks use HNSW.
+    HNSW walk with its nearest lists, and other banks use HNSW. ``scope`` and ``vector``
+    (the filters' SQL and the vector's text) spare recomputing what recall made once.
     """
     if exact is None:
         exact = bank_is_small(bank)
     rows = vectors.nearest_episodes(
-        episodes_matching(bank=bank, filters=filters, as_of=as_of),
-        query_vector=query_vector,
+        scope or episode_scope(bank, filters, as_of),
+        vector=vector or vectors.query_text(query_vector),
         limit=limit,
         exact=exact,
         own_index_lists=bank.vector_index_lists,

@@ -25,11 +25,11 @@ import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import CharField, QuerySet, Value
-from django.db.models.functions import Cast
 from pgvector import Vector
-from pgvector.django import CosineDistance, HalfVectorField
+from pgvector.django import CosineDistance
 
 from banks.models import Bank
+from beliefs.channels.filters import EpisodeScope
 
 # What each scan mode sets. Exact: the planner may not walk a vector index (a sequential or B-tree scan, then an
 # exact sort). Approximate: HNSW and IVFFlat walks keep going until the LIMIT is met after filtering.
@@ -110,53 +110,101 @@ def candidate_depth(limit: int) -> int:
     return max(limit, settings.MEMORYHUB["HNSW_RERANK_DEPTH"])
 
 
-def nearest_episodes(
-    episodes: QuerySet, *, query_vector: np.ndarray, limit: int, exact: bool, own_index_lists: int | None
-) -> list[tuple[int, float]]:
-    """``(id, distance)`` of the ``limit`` rows of ``episodes`` nearest to ``query_vector``, nearest first.
+def query_text(query_vector: np.ndarray) -> str:
+    """The vector as pgvector's text input, made once per recall (nine significant digits: every float32 exactly)."""
+    return "[" + ",".join([format(value, ".9g") for value in query_vector.tolist()]) + "]"
 
-    Exact: a sequential scan. A bank with an IVFFlat index of its own: a short HNSW walk and
-    that index's nearest lists, merged. Otherwise a deep HNSW walk. The approximate walks
-    only choose which rows to visit; every distance returned is exact, and sorting the
-    candidates by it recovers the true top ``limit`` an approximate order would have cut.
+
+def scanned_rows(sql: str, params: list, scan: Mapping[str, object]) -> list[tuple]:
+    """The rows of one query run under ``scan`` settings, which end with it.
+
+    Outside a transaction the settings and the query travel as one multi-statement
+    request: PostgreSQL runs it as one implicit transaction, so ``set_config(…, true)``
+    holds for the query and ends with it, in a single round trip. Inside a caller's
+    transaction ``vector_scan`` sets them and puts them back.
     """
-    target = _target(query_vector)
-    candidates = episodes.annotate(distance=CosineDistance("embedding", target))
-    by_distance = candidates.order_by("distance").values_list("id", "distance")
+    if not scan:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchall()
+    if connection.in_atomic_block:
+        with vector_scan(**_names(scan)), connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchall()
+    settings_sql = "SELECT " + ", ".join("set_config(%s, %s, true)" for _ in scan) + "; "
+    settings_params = [part for name, value in scan.items() for part in (name, _setting_text(value))]
+    with connection.cursor() as cursor:
+        cursor.execute(settings_sql + sql, [*settings_params, *params])
+        cursor.nextset()
+        return cursor.fetchall()
+
+
+# The planner may walk a vector index only for ORDER BY the indexed expression itself; ordering by the distance
+# plus zero (the same value) reads the bank's rows through its own predicates and sorts them exactly, with no
+# setting to change and restore.
+_EXACT_ORDER = "(e.embedding <=> %s::vector) + 0"
+_INDEX_ORDER = "e.embedding <=> %s::vector"
+
+
+def nearest_episodes(
+    scope: EpisodeScope, *, vector: str, limit: int, exact: bool, own_index_lists: int | None
+) -> list[tuple[int, float]]:
+    """``(id, distance)`` of the ``limit`` episodes in ``scope`` nearest to ``vector`` (``query_text``), nearest
+    first.
+
+    Exact: the bank's rows, sorted. A bank with an IVFFlat index of its own: a short HNSW
+    walk and that index's nearest lists, merged. Otherwise a deep HNSW walk. The
+    approximate walks only choose which rows to visit; every distance returned is exact,
+    and sorting the candidates by it recovers the true top ``limit`` an approximate order
+    would have cut.
+    """
+    where, params = scope.sql, list(scope.params)
     if exact:
-        queryset, scan = by_distance[:limit], EXACT
-    elif own_index_lists:
+        sql = f"SELECT e.id, {_EXACT_ORDER} AS distance FROM beliefs_episode e WHERE {where} ORDER BY distance LIMIT %s"
+        return scanned_rows(sql, [vector, *params, limit], {})
+    if own_index_lists:
         depth = max(limit, settings.MEMORYHUB["VECTOR_INDEX_DEPTH"])
-        halfvec = HalfVectorField(dimensions=settings.MEMORYHUB["EMBEDDING_DIMENSIONS"])
+        halfvec = f"halfvec({settings.MEMORYHUB['EMBEDDING_DIMENSIONS']})"
+        walk = f"SELECT e.id, {_INDEX_ORDER} AS distance FROM beliefs_episode e WHERE {where} ORDER BY 2 LIMIT %s"
         # The bank's own IVFFlat index orders by this cast (its index expression); both walks return exact distances.
-        in_lists = candidates.order_by(CosineDistance(Cast("embedding", halfvec), target)).values_list("id", "distance")
-        queryset = by_distance[:depth].union(in_lists[:depth], all=True)
-        scan = {
-            **ITERATIVE,
-            "hnsw.ef_search": depth,
-            "ivfflat.probes": index_probes(own_index_lists),
-            "ivfflat.iterative_scan": "relaxed_order",
-        }
+        lists = (
+            f"SELECT e.id, {_INDEX_ORDER} AS distance FROM beliefs_episode e WHERE {where}"
+            f" ORDER BY e.embedding::{halfvec} <=> %s::{halfvec} LIMIT %s"
+        )
+        sql = f"({walk}) UNION ALL ({lists})"
+        rows = scanned_rows(
+            sql,
+            [vector, *params, depth, vector, *params, vector, depth],
+            {
+                **ITERATIVE,
+                "hnsw.ef_search": depth,
+                "ivfflat.probes": index_probes(own_index_lists),
+                "ivfflat.iterative_scan": "relaxed_order",
+            },
+        )
     else:
-        queryset = by_distance[: candidate_depth(limit)]
+        sql = f"SELECT e.id, {_INDEX_ORDER} AS distance FROM beliefs_episode e WHERE {where} ORDER BY 2 LIMIT %s"
         scan = {**ITERATIVE, "hnsw.ef_search": max(settings.MEMORYHUB["HNSW_EF_SEARCH"], limit)}
-    with vector_scan(**_names(scan)):
-        rows = list(queryset)
+        rows = scanned_rows(sql, [vector, *params, candidate_depth(limit)], scan)
     return sorted(set(rows), key=lambda row: (row[1], row[0]))[:limit]
 
 
-def nearest_in(rows: QuerySet, *, query_vector: np.ndarray, limit: int, exact: bool) -> list[tuple[int, float]]:
-    """``(id, distance)`` of the ``limit`` rows of ``rows`` nearest to ``query_vector``, nearest first.
+def nearest_in(
+    scope: EpisodeScope, condition: str, condition_params: list, *, vector: str, limit: int, exact: bool
+) -> list[tuple[int, float]]:
+    """``(id, distance)`` of the ``limit`` episodes in ``scope`` that also meet ``condition`` nearest to ``vector``.
 
-    For a subset the caller already narrowed (a time range): ``exact`` reads it through its
-    own predicates and sorts by exact distance, otherwise an HNSW walk with iterative scans."""
-    queryset = (
-        rows.annotate(distance=CosineDistance("embedding", _target(query_vector)))
-        .order_by("distance")
-        .values_list("id", "distance")[:limit]
+    For a subset the caller narrowed (a time range, a subject): ``exact`` reads it through
+    its own predicates and sorts by exact distance, otherwise an HNSW walk with iterative
+    scans keeps going until ``limit`` rows pass."""
+    order = _EXACT_ORDER if exact else _INDEX_ORDER
+    sql = (
+        f"SELECT e.id, {order} AS distance FROM beliefs_episode e WHERE {scope.sql} AND ({condition})"
+        " ORDER BY distance LIMIT %s"
     )
-    with vector_scan(enable_indexscan=not exact, **_names(ITERATIVE), hnsw__ef_search=max(100, limit)):
-        return sorted(queryset, key=lambda row: (row[1], row[0]))
+    scan = {} if exact else {**ITERATIVE, "hnsw.ef_search": max(100, limit)}
+    rows = scanned_rows(sql, [vector, *scope.params, *condition_params, limit], scan)
+    return sorted(rows, key=lambda row: (row[1], row[0]))
 
 
 def nearest_of_kinds(

@@ -40,6 +40,48 @@ def _normalise(values: np.ndarray) -> np.ndarray:
     return np.zeros_like(values) if high - low < 1e-12 else (values - low) / (high - low)
 
 
+def rerank_scores(
+    *,
+    dense: np.ndarray,
+    lexical: np.ndarray,
+    fusion: np.ndarray,
+    graph: np.ndarray,
+    temporal: np.ndarray,
+    previous: np.ndarray | None = None,
+    following: np.ndarray | None = None,
+    weights: dict[str, float] | None = None,
+    cross_scores: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each candidate's final score and its ``context`` feature, as arrays in candidate order.
+
+    ``previous``/``following`` hold the position of each candidate's thread neighbours among
+    the candidates (-1: none there): a candidate gains ``context`` times the stronger
+    neighbour's own score, because in a conversation the answer sits next to the turn that
+    matches the question.
+    """
+    w = {**DEFAULT_WEIGHTS, **(weights or {})}
+    lex_n = lexical / lexical.max() if lexical.size and lexical.max() > 0 else lexical
+    dense_n = _normalise(np.asarray(dense, dtype=np.float64))
+    graph_n = graph / graph.max() if graph.size and graph.max() > 0 else graph
+    fusion_n = fusion / fusion.max() if fusion.size and fusion.max() > 0 else fusion
+    if cross_scores is not None:
+        base = (w["dense"] + w["lexical"]) * _normalise(np.asarray(cross_scores, dtype=np.float64))
+    else:
+        base = w["dense"] * dense_n + w["lexical"] * lex_n
+    own = base + w["temporal"] * temporal + w["graph"] * graph_n + w["fusion"] * fusion_n
+    context = np.zeros_like(own)
+    for around in (previous, following):
+        if around is not None and around.size:
+            present = around >= 0
+            context[present] = np.maximum(context[present], own[around[present]])
+    return own + w["context"] * context, context
+
+
+def rank_order(scores: np.ndarray, fusion: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Candidate positions best first: by score, then fused score, then id."""
+    return np.lexsort((ids, -fusion, -scores))
+
+
 def rerank(
     candidates: Sequence[FusedCandidate],
     *,
@@ -53,49 +95,51 @@ def rerank(
 
     ``dense`` holds each candidate's cosine similarity to the query, in candidate order;
     ``cross_scores``, when given, replaces the dense and lexical signals. ``neighbours``
-    maps a candidate to the previous and next episode of its thread: a candidate gains
-    ``context`` times the stronger neighbour's own score, because in a conversation the
-    answer sits next to the turn that matches the question.
+    maps a candidate to the previous and next episode of its thread (see ``rerank_scores``).
     """
     if not candidates:
         return []
-    w = {**DEFAULT_WEIGHTS, **(weights or {})}
-    ids = [c.item_id for c in candidates]
-    lex = np.array([lexical.get(pk, 0.0) for pk in ids], dtype=np.float64)
-    lex_n = lex / lex.max() if lex.max() > 0 else lex
-    dense_n = _normalise(np.asarray(dense, dtype=np.float64))
+    ids = np.array([c.item_id for c in candidates], dtype=np.int64)
+    position = {int(pk): index for index, pk in enumerate(ids)}
+
+    def around(side: int) -> np.ndarray:
+        pairs = [(neighbours or {}).get(int(pk), (None, None))[side] for pk in ids]
+        return np.array([position.get(pk, -1) if pk is not None else -1 for pk in pairs], dtype=np.int64)
+
+    lex = np.array([lexical.get(int(pk), 0.0) for pk in ids], dtype=np.float64)
     graph = np.array([c.channel_scores.get("graph", 0.0) for c in candidates], dtype=np.float64)
-    graph_n = graph / graph.max() if graph.max() > 0 else graph
     temporal = np.array([1.0 if "temporal" in c.channels else 0.0 for c in candidates])
     fusion = np.array([c.score for c in candidates], dtype=np.float64)
-    fusion_n = fusion / fusion.max() if fusion.max() > 0 else fusion
-    if cross_scores is not None:
-        base = (w["dense"] + w["lexical"]) * _normalise(np.asarray(cross_scores, dtype=np.float64))
-    else:
-        base = w["dense"] * dense_n + w["lexical"] * lex_n
-    own = base + w["temporal"] * temporal + w["graph"] * graph_n + w["fusion"] * fusion_n
-    position = {pk: index for index, pk in enumerate(ids)}
-    context = np.zeros_like(own)
-    for index, pk in enumerate(ids):
-        around = [position[n] for n in (neighbours or {}).get(pk, ()) if n is not None and n in position]
-        if around:
-            context[index] = max(own[i] for i in around)
-    scores = own + w["context"] * context
-    order = sorted(range(len(candidates)), key=lambda i: (-scores[i], -fusion[i], ids[i]))
+    scores, context = rerank_scores(
+        dense=dense,
+        lexical=lex,
+        fusion=fusion,
+        graph=graph,
+        temporal=temporal,
+        previous=around(0),
+        following=around(1),
+        weights=weights,
+        cross_scores=cross_scores,
+    )
     return [
         Ranked(
             candidate=candidates[i],
             score=float(scores[i]),
-            features={
-                "dense": round(float(dense[i]), 6),
-                "lexical": round(float(lex[i]), 6),
-                "temporal": float(temporal[i]),
-                "graph": round(float(graph[i]), 6),
-                "context": round(float(context[i]), 6),
-            },
+            features=features(dense[i], lex[i], temporal[i], graph[i], context[i]),
         )
-        for i in order
+        for i in rank_order(scores, fusion, ids)
     ]
+
+
+def features(dense, lexical, temporal, graph, context) -> dict[str, float]:
+    """The signals behind one candidate's score, as ``explain`` shows them."""
+    return {
+        "dense": round(float(dense), 6),
+        "lexical": round(float(lexical), 6),
+        "temporal": float(temporal),
+        "graph": round(float(graph), 6),
+        "context": round(float(context), 6),
+    }
 
 
 def keep_order(candidates: Sequence[FusedCandidate]) -> list[Ranked]:
@@ -111,52 +155,63 @@ def _same_words(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a or b else 1.0
 
 
+def duplicates_of(
+    order: np.ndarray, vectors: np.ndarray, texts: Sequence[str], threshold: float = DUPLICATE_SIMILARITY
+):
+    """Collapse near-duplicates in ``order`` (candidate positions, best first): the positions kept, and for each kept
+    position the positions it absorbed.
+
+    An item repeats a higher-ranked one when it has the same words, or nearly the same
+    meaning (cosine >= ``threshold``) with nearly the same words. "disk alert on db-01" and
+    "… db-02" are different items.
+    """
+    if not len(order):
+        return order, {}
+    matrix = vectors[order]
+    similarity = matrix @ matrix.T
+    # Only pairs this close in meaning can be duplicates: one vectorised comparison, then words for those few.
+    close = np.tril(similarity >= threshold - 0.02, -1)
+    suspects = np.flatnonzero(close.any(axis=1))
+    if not suspects.size:
+        return order, {}
+    words: dict[int, frozenset[str]] = {}
+
+    def words_of(index: int) -> frozenset[str]:
+        if index not in words:
+            words[index] = _words(texts[order[index]])
+        return words[index]
+
+    dropped = np.zeros(len(order), dtype=bool)
+    absorbed: dict[int, list[int]] = {}
+    for index in suspects:
+        for other in np.flatnonzero(close[index, :index] & ~dropped[:index]):
+            overlap = _same_words(words_of(index), words_of(other))
+            if overlap == 1.0 or (similarity[index, other] >= threshold and overlap >= DUPLICATE_WORD_OVERLAP):
+                dropped[index] = True
+                absorbed.setdefault(int(order[other]), []).append(int(order[index]))
+                break
+    return order[~dropped], absorbed
+
+
 def collapse_duplicates(
     ranked: list[Ranked],
     vectors: dict[int, np.ndarray],
     texts: dict[int, str],
     threshold: float = DUPLICATE_SIMILARITY,
 ) -> list[Ranked]:
-    """Drop items that repeat a higher-ranked item: the same words, or nearly the same
-    meaning (cosine >= ``threshold``) with nearly the same words. The survivor lists the
-    ids it absorbed. "disk alert on db-01" and "… db-02" are different items."""
+    """``duplicates_of`` over ``Ranked`` items: the survivors list the ids they absorbed."""
     if not ranked:
         return []
     ids = [item.candidate.item_id for item in ranked]
     blank = np.zeros_like(next(iter(vectors.values()))) if vectors else np.zeros(1)
     matrix = np.stack([vectors.get(pk, blank) for pk in ids])
-    similarity = matrix @ matrix.T
-    # Only pairs this close in meaning can be duplicates: one vectorised comparison, then words for those few.
-    close = similarity >= threshold - 0.02
-    has_close_above = np.tril(close, -1).any(axis=1)
-    words: dict[int, frozenset[str]] = {}
-
-    def words_of(index: int) -> frozenset[str]:
-        if index not in words:
-            words[index] = _words(texts.get(ids[index], ""))
-        return words[index]
-
-    kept: list[int] = []
-    is_kept = np.zeros(len(ids), dtype=bool)
-    absorbed: dict[int, list[int]] = {}
-    for index, pk in enumerate(ids):
-        duplicate_of = None
-        for other in np.flatnonzero(close[index, :index] & is_kept[:index]) if has_close_above[index] else ():
-            overlap = _same_words(words_of(index), words_of(other))
-            if overlap == 1.0 or (similarity[index, other] >= threshold and overlap >= DUPLICATE_WORD_OVERLAP):
-                duplicate_of = int(other)
-                break
-        if duplicate_of is None:
-            kept.append(index)
-            is_kept[index] = True
-        else:
-            absorbed.setdefault(ids[duplicate_of], []).append(pk)
+    kept, absorbed = duplicates_of(np.arange(len(ids)), matrix, [texts.get(pk, "") for pk in ids], threshold)
     return [
         Ranked(
             candidate=ranked[index].candidate,
             score=ranked[index].score,
             features=ranked[index].features,
-            duplicates=tuple(absorbed.get(ids[index], ())),
+            duplicates=tuple(ids[i] for i in absorbed.get(int(index), ())),
         )
         for index in kept
     ]

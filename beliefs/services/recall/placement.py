@@ -4,26 +4,24 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
+
 from beliefs.channels.derived import DerivedHit
-from beliefs.engine.rerank import Ranked
+from beliefs.engine.rerank import features as rerank_features
 from beliefs.engine.types import PackedItem
-from beliefs.selectors.episodes import EpisodeCitation
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class Draft:
-    """A ranked candidate with just what packing needs; full rows are read only for what fits."""
+    """A candidate in packing order: an episode (its row's ``position`` in the pool) or a belief/fact/play."""
 
-    ranked: Ranked | None
+    episode_id: int | None
+    position: int | None
     text: str
     tokens: int
     trimmed: bool = False
     derived: DerivedHit | None = None
     covered: bool = False  # an episode a packed belief or fact already stands for
-
-    @property
-    def episode_id(self) -> int | None:
-        return self.ranked.candidate.item_id if self.ranked is not None else None
 
 
 def place_derived(drafts: list[Draft], hits: list, dense: dict[int, float], covers: dict) -> list[Draft]:
@@ -53,15 +51,19 @@ def place_derived(drafts: list[Draft], hits: list, dense: dict[int, float], cove
     pending = next(queue, None)
     for index, draft in enumerate(drafts):
         while pending is not None and pending[0] <= index:
-            result.append(Draft(ranked=None, text=pending[2].text, tokens=pending[2].tokens, derived=pending[2]))
+            result.append(_derived_draft(pending[2]))
             pending = next(queue, None)
         if draft.episode_id not in covered:
             result.append(draft)
     while pending is not None:
-        result.append(Draft(ranked=None, text=pending[2].text, tokens=pending[2].tokens, derived=pending[2]))
+        result.append(_derived_draft(pending[2]))
         pending = next(queue, None)
     result.extend(dataclasses.replace(d, covered=True) for d in drafts if d.episode_id in covered)
     return result
+
+
+def _derived_draft(hit: DerivedHit) -> Draft:
+    return Draft(episode_id=None, position=None, text=hit.text, tokens=hit.tokens, derived=hit)
 
 
 def derived_item(draft: Draft) -> PackedItem:
@@ -83,25 +85,36 @@ def derived_item(draft: Draft) -> PackedItem:
     )
 
 
-def episode_item(draft: Draft, episode: EpisodeCitation) -> PackedItem:
-    candidate = draft.ranked.candidate
+def episode_item(draft: Draft, ranking) -> PackedItem:
+    """A packed episode with its citation, read from the pool's rows, and what ranking said about it."""
+    rows, i = ranking.rows, draft.position
+    at = int(ranking.fused_at[i])
+    fused = ranking.fused
+    found = np.flatnonzero(fused.ranks[at]) if at >= 0 else ()
+    features = {}
+    if ranking.reranked:
+        channel_column = {name: c for c, name in enumerate(fused.channels)}
+        graph = fused.raw[at, channel_column["graph"]] if at >= 0 and "graph" in channel_column else 0.0
+        found_in_time = at >= 0 and "temporal" in channel_column and fused.ranks[at, channel_column["temporal"]]
+        temporal = 1.0 if found_in_time else 0.0
+        features = rerank_features(ranking.dense[i], rows.lexical[i], temporal, graph, ranking.context[i])
     return PackedItem(
-        item_id=episode.pk,
+        item_id=draft.episode_id,
         kind="episode",
         text=draft.text,
         tokens=draft.tokens,
-        score=draft.ranked.score,
-        channels=candidate.channels,
-        occurred_at=episode.occurred_at,
-        recorded_at=episode.recorded_at,
-        source=episode.source,
-        subject=episode.subject,
-        provenance=episode.provenance,
-        metadata=episode.metadata,
-        channel_ranks=candidate.channel_ranks,
-        channel_scores=candidate.channel_scores,
-        features=draft.ranked.features,
-        duplicates=draft.ranked.duplicates,
+        score=float(ranking.scores[i]),
+        channels=tuple(sorted(fused.channels[c] for c in found)) if at >= 0 else ("context",),
+        occurred_at=rows.occurred_at[i],
+        recorded_at=rows.recorded_at[i],
+        source=rows.sources[i],
+        subject=rows.subjects[i],
+        provenance=rows.provenance[i],
+        metadata=rows.metadata[i],
+        channel_ranks={fused.channels[c]: int(fused.ranks[at, c]) for c in found},
+        channel_scores={fused.channels[c]: float(fused.raw[at, c]) for c in found},
+        features=features,
+        duplicates=tuple(rows.ids[j] for j in ranking.absorbed.get(i, ())),
         trimmed=draft.trimmed,
-        flags=tuple(episode.injection_flags or ()),
+        flags=tuple(rows.flags[i] or ()),
     )

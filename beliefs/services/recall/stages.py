@@ -6,28 +6,25 @@ database reads through the recall's ``ChannelBatch``, which times every one of t
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
 from django.conf import settings
+from django.db import connection
 
 from banks.models import Bank
-from beliefs.channels import derived, graph, keyword, recency, semantic, temporal
-from beliefs.engine.fusion import reciprocal_rank_fusion
+from beliefs.channels import derived, graph, keyword, recency, semantic, temporal, vectors
+from beliefs.channels.filters import EpisodeScope, episode_scope
+from beliefs.channels.pool import PoolRows, pool_rows
+from beliefs.engine.fusion import Fused, fuse
 from beliefs.engine.packing import MIN_TRIM_SOURCE_TOKENS, Packing, best_passage, pack_greedy
-from beliefs.engine.rerank import Ranked, collapse_duplicates, keep_order, rerank
+from beliefs.engine.rerank import duplicates_of, rank_order, rerank_scores
 from beliefs.engine.temporal import TimeRange, names_time
-from beliefs.engine.types import FusedCandidate, Hit, PackedItem, RecallFilters
+from beliefs.engine.types import Hit, PackedItem, RecallFilters
 from beliefs.selectors.beliefs import derived_coverage
-from beliefs.selectors.episodes import (
-    episode_citations,
-    episode_texts,
-    episode_texts_and_vectors,
-    episode_thread_neighbours,
-    episodes_matching,
-    ids_in,
-)
 from beliefs.services.recall.options import RecallOptions, candidates_per_channel
 from beliefs.services.recall.placement import Draft, derived_item, episode_item, place_derived
 from beliefs.services.recall.runner import ChannelBatch, Done
@@ -46,17 +43,14 @@ class RecallRequest:
     as_of: datetime | None
     options: RecallOptions
 
-    @property
-    def scope(self) -> dict:
-        """The arguments every channel takes."""
-        return {"bank": self.bank, "filters": self.filters, "as_of": self.as_of}
-
 
 @dataclass
 class Gathered:
     """What the channels found: ranked hits per channel, the query's terms and time, derived items to come."""
 
     query_vector: np.ndarray
+    vector: str  # its text form, for SQL
+    scope: EpisodeScope
     limit: int
     terms: keyword.QueryTerms
     ranked: dict[str, list[Hit]]
@@ -65,40 +59,33 @@ class Gathered:
     ranges: list[TimeRange] = field(default_factory=list)
 
 
-@dataclass
-class Ranking:
-    """The candidates in final order, with the text and token count of each and its similarity to the query."""
-
-    ordered: list[Ranked]
-    texts: dict[int, tuple[str, int]]
-    dense: dict[int, float]
-
-
 def gather(request: RecallRequest, batch: ChannelBatch) -> Gathered:
     """Embed the query, then run every asked-for channel side by side."""
-    options, scope = request.options, request.scope
+    options, bank = request.options, request.bank
     limit = candidates_per_channel(request.budget_tokens)
     with batch.timed("embed"):  # first: the model wants both cores, and the channels need its vector anyway
         query_vector = embed_query(request.query)
-    exact = semantic.bank_is_small(request.bank)  # one read decides exact vs index search for every vector channel
+    vector, scope = vectors.query_text(query_vector), episode_scope(bank, request.filters, request.as_of)
+    common = {"bank": bank, "scope": scope}
+    exact = bank_is_small(bank)  # one read decides exact vs index search for every vector channel
     # The reference time costs a query; only a query with a time expression needs it.
     reference_future = (
-        batch.submit("reference", temporal.reference_time, bank=request.bank, now=options.now, as_of=request.as_of)
+        batch.submit("reference", temporal.reference_time, bank=bank, now=options.now, as_of=request.as_of)
         if names_time(request.query)
         else Done(options.now)
     )
     keyword_future = batch.submit(
-        "keyword", _keyword_channel, run="keyword" in options.channels, query=request.query, limit=limit, **scope
+        "keyword", _keyword_channel, run="keyword" in options.channels, query=request.query, limit=limit, **common
     )
     pending = {}
     if "semantic" in options.channels:
         pending["semantic"] = batch.submit(
-            "semantic", semantic.search, query_vector=query_vector, limit=limit, exact=exact, **scope
+            "semantic", semantic.search, query_vector=query_vector, vector=vector, limit=limit, exact=exact, **common
         )
     if "graph" in options.channels:
-        pending["graph"] = batch.submit("graph", graph.search, query_text=request.query, limit=limit, **scope)
+        pending["graph"] = batch.submit("graph", graph.search, query_text=request.query, limit=limit, **common)
     if "recent" in options.channels:
-        pending["recent"] = batch.submit("recent", recency.search, limit=limit, **scope)
+        pending["recent"] = batch.submit("recent", recency.search, limit=limit, **common)
     derived_future = _submit_derived(request, batch, query_vector=query_vector, exact=exact)
     reference = reference_future.result()
     ranges = temporal.query_ranges(request.query, reference)
@@ -108,24 +95,43 @@ def gather(request: RecallRequest, batch: ChannelBatch) -> Gathered:
             temporal.search,
             query_text=request.query,
             query_vector=query_vector,
+            vector=vector,
             limit=limit,
             ranges=ranges,
             exact=exact,
-            **scope,
+            **common,
         )
     terms, keyword_hits = keyword_future.result()
     ranked = {name: future.result() for name, future in pending.items()}
     if "keyword" in options.channels:
         ranked["keyword"] = keyword_hits
-    return Gathered(query_vector, limit, terms, ranked, derived_future, reference, ranges)
+    return Gathered(query_vector, vector, scope, limit, terms, ranked, derived_future, reference, ranges)
 
 
-def _keyword_channel(*, run: bool, bank, query, limit, filters, as_of):
+# Whether a bank is small enough to search exactly, per bank, for a few seconds: one read per recall otherwise. A
+# bank that just crossed the threshold is searched exactly a little longer, which is never wrong.
+_SIZE_SECONDS = 10.0
+_sizes: dict[int, tuple[float, bool]] = {}
+
+
+def bank_is_small(bank: Bank) -> bool:
+    now = time.monotonic()
+    known = _sizes.get(bank.pk)
+    if known is None or now - known[0] > _SIZE_SECONDS:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT doc_count FROM beliefs_banktextstats WHERE bank_id = %s", [bank.pk])
+            row = cursor.fetchone()
+        known = (now, (row[0] if row else 0) <= settings.MEMORYHUB["EXACT_SEARCH_BELOW"])
+        _sizes[bank.pk] = known
+    return known[1]
+
+
+def _keyword_channel(*, run: bool, bank, query, limit, scope):
     """The query's weighted terms (reranking needs them) and, when asked, the keyword channel's hits."""
     terms = keyword.query_terms(bank=bank, text=query)
     if not run:
         return terms, []
-    return terms, keyword.search(bank=bank, query_text=query, limit=limit, terms=terms, filters=filters, as_of=as_of)
+    return terms, keyword.search(bank=bank, query_text=query, limit=limit, terms=terms, scope=scope)
 
 
 def _submit_derived(request: RecallRequest, batch: ChannelBatch, *, query_vector: np.ndarray, exact: bool):
@@ -145,56 +151,73 @@ def _submit_derived(request: RecallRequest, batch: ChannelBatch, *, query_vector
     )
 
 
+@dataclass
+class Ranking:
+    """The pool's rows and, in final order (duplicates collapsed), the positions of those to pack."""
+
+    rows: PoolRows
+    fused: Fused
+    fused_at: np.ndarray  # per row: its position in ``fused``, -1 for an added thread neighbour
+    order: np.ndarray
+    scores: np.ndarray
+    reranked: bool
+    dense: np.ndarray | None = None
+    context: np.ndarray | None = None
+    absorbed: dict[int, list[int]] = field(default_factory=dict)
+
+    def dense_by_id(self) -> dict[int, float]:
+        if self.dense is None:
+            return {}
+        return dict(zip(self.rows.ids, self.dense.tolist(), strict=True))
+
+
 def rank(request: RecallRequest, gathered: Gathered, batch: ChannelBatch) -> Ranking:
     """Fuse the channels' lists (RRF), then rerank the pool and collapse near-duplicates."""
     policy = request.bank.policy if isinstance(request.bank.policy, dict) else {}
-    fused = reciprocal_rank_fusion(
-        gathered.ranked, k=settings.MEMORYHUB["RRF_K"], weights=policy.get("channel_weights")
-    )
-    pool = fused[: 2 * gathered.limit]
-    if not (request.options.rerank and pool):
-        ids = [candidate.item_id for candidate in pool]
-        return Ranking(ordered=keep_order(pool), texts=episode_texts(bank=request.bank, ids=ids), dense={})
-    pool, neighbours = _with_thread_neighbours(request, pool)
-    ids = [candidate.item_id for candidate in pool]
-    # The pool's rows and BM25 scores are independent reads: fetch them side by side.
-    rows_future = batch.submit("texts", episode_texts_and_vectors, bank=request.bank, ids=ids)
-    lexical_future = batch.submit(
-        "lexical", keyword.scores_for, bank=request.bank, terms=gathered.terms, episode_ids=ids
-    )
-    rows = rows_future.result()
-    texts = {pk: (text, tokens) for pk, (text, tokens, _) in rows.items()}
-    vectors = {pk: vector for pk, (_, _, vector) in rows.items()}
-    lexical = lexical_future.result()
-    dense = np.array([float(vectors[pk] @ gathered.query_vector) if pk in vectors else 0.0 for pk in ids])
+    fused = fuse(gathered.ranked, k=settings.MEMORYHUB["RRF_K"], weights=policy.get("channel_weights"))
+    fused = fused.head(2 * gathered.limit)
+    reranked = bool(request.options.rerank and len(fused))
+    with batch.timed("pool"):
+        rows = pool_rows(
+            gathered.scope,
+            fused.ids.tolist(),
+            terms=gathered.terms if reranked else None,
+            neighbours=reranked,
+            dimensions=settings.MEMORYHUB["EMBEDDING_DIMENSIONS"],
+        )
+    at = {int(pk): index for index, pk in enumerate(fused.ids)}
+    fused_at = np.array([at.get(pk, -1) for pk in rows.ids], dtype=np.int64)
+    in_pool = fused_at >= 0
+    fusion = np.where(in_pool, fused.scores[fused_at], 0.0)
+    if not reranked:
+        return Ranking(rows, fused, fused_at, order=np.arange(len(rows)), scores=fusion, reranked=False)
+    dense = (rows.vectors @ gathered.query_vector).astype(np.float64)
     cross = None
     if settings.MEMORYHUB["RERANK_MODEL"]:
-        cross = cross_encoder_scores(request.query, [texts.get(pk, ("", 0))[0] for pk in ids])
-    reranked = rerank(
-        pool,
+        cross = cross_encoder_scores(request.query, rows.texts)
+    scores, context = rerank_scores(
         dense=dense,
-        lexical=lexical,
+        lexical=rows.lexical,
+        fusion=fusion,
+        graph=_channel_column(fused, fused_at, "graph", raw=True),
+        temporal=_channel_column(fused, fused_at, "temporal", raw=False),
+        previous=rows.previous,
+        following=rows.following,
         weights=policy.get("rerank_weights"),
         cross_scores=cross,
-        neighbours=neighbours,
     )
-    ordered = collapse_duplicates(reranked, vectors, {pk: text for pk, (text, _) in texts.items()})
-    return Ranking(ordered=ordered, texts=texts, dense=dict(zip(ids, dense.tolist(), strict=True)))
+    order = rank_order(scores, fusion, np.asarray(rows.ids, dtype=np.int64))
+    order, absorbed = duplicates_of(order, rows.vectors, rows.texts)
+    return Ranking(rows, fused, fused_at, order, scores, True, dense=dense, context=context, absorbed=absorbed)
 
 
-def _with_thread_neighbours(request: RecallRequest, pool: list[FusedCandidate]):
-    """Add the thread neighbours of pool candidates (that pass the filters) as ``context`` candidates."""
-    bank = request.bank
-    neighbours = episode_thread_neighbours(bank=bank, ids=[candidate.item_id for candidate in pool])
-    in_pool = {candidate.item_id for candidate in pool}
-    missing = {pk for pair in neighbours.values() for pk in pair if pk is not None and pk not in in_pool}
-    if missing:
-        allowed = episodes_matching(**request.scope).filter(pk__in=ids_in(missing))
-        pool = pool + [
-            FusedCandidate(item_id=pk, score=0.0, channels=("context",))
-            for pk in sorted(allowed.values_list("id", flat=True))
-        ]
-    return pool, neighbours
+def _channel_column(fused: Fused, fused_at: np.ndarray, channel: str, *, raw: bool) -> np.ndarray:
+    """Per row: that channel's own score (``raw``) or whether it found the row (1.0/0.0); 0 for added rows."""
+    if channel not in fused.channels:
+        return np.zeros(len(fused_at))
+    c = fused.channels.index(channel)
+    values = fused.raw[:, c] if raw else (fused.ranks[:, c] > 0).astype(np.float64)
+    return np.where(fused_at >= 0, values[fused_at], 0.0)
 
 
 @dataclass(frozen=True)
@@ -205,17 +228,18 @@ class Packed:
 
 
 def pack(request: RecallRequest, gathered: Gathered, ranking: Ranking) -> Packed:
-    """Place beliefs and facts among the episodes, fill the budget in order, then read citations for what fit."""
-    texts = ranking.texts
-    drafts = [
-        Draft(ranked=r, text=texts[r.candidate.item_id][0], tokens=texts[r.candidate.item_id][1])
-        for r in ranking.ordered
-        if r.candidate.item_id in texts and "episode" in request.options.kinds
-    ]
+    """Place beliefs and facts among the episodes, then fill the budget in order."""
+    rows = ranking.rows
+    drafts = []
+    if "episode" in request.options.kinds:
+        drafts = [
+            Draft(episode_id=rows.ids[i], position=int(i), text=rows.texts[i], tokens=int(rows.tokens[i]))
+            for i in ranking.order
+        ]
     derived_hits = gathered.derived.result()
     if derived_hits:
         covers = derived_coverage(bank=request.bank, hits=derived_hits, episode_ids=[d.episode_id for d in drafts])
-        drafts = place_derived(drafts, derived_hits, ranking.dense, covers)
+        drafts = place_derived(drafts, derived_hits, ranking.dense_by_id(), covers)
 
     def trim(draft: Draft, room: int) -> Draft | None:
         if draft.derived is not None or draft.tokens < MIN_TRIM_SOURCE_TOKENS:
@@ -223,13 +247,10 @@ def pack(request: RecallRequest, gathered: Gathered, ranking: Ranking) -> Packed
         passage = best_passage(draft.text, query=request.query, max_tokens=room, count_tokens=count_tokens)
         if passage is None:
             return None
-        return Draft(ranked=draft.ranked, text=passage, tokens=count_tokens(passage), trimmed=True)
+        return dataclasses.replace(draft, text=passage, tokens=count_tokens(passage), trimmed=True)
 
     packing = pack_greedy(drafts, budget_tokens=request.budget_tokens, cost=lambda draft: draft.tokens, trim=trim)
-    details = episode_citations(bank=request.bank, ids=[d.episode_id for d in packing.chosen if d.ranked])
     items = tuple(
-        derived_item(draft) if draft.derived is not None else episode_item(draft, details[draft.episode_id])
-        for draft in packing.chosen
-        if draft.derived is not None or draft.episode_id in details
+        derived_item(draft) if draft.derived is not None else episode_item(draft, ranking) for draft in packing.chosen
     )
     return Packed(items=items, packing=packing, candidates=len(drafts))

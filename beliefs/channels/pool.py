@@ -1,0 +1,144 @@
+"""One read of everything ranking and packing need about the fused candidates.
+
+For the pool's episodes (and, when asked, their thread neighbours that pass the recall
+filters) a single query returns text, token count, embedding, citation fields, the
+previous and next episode of the thread and the BM25 score of the query's terms. It was
+four reads (neighbours, texts with vectors, BM25 scores, citations of what was packed),
+each a round trip and a compiled query. Columns come back as arrays in pool order, so
+the engine works on them without an object per candidate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+import psycopg
+from django.db import connection
+
+from beliefs.channels.filters import EpisodeScope, id_array
+from beliefs.channels.keyword import K1, B, QueryTerms
+
+_THREAD_NEIGHBOURS = """
+    nb AS (
+        SELECT e.id, pv.id AS prev, nx.id AS next
+        FROM beliefs_episode e
+        JOIN unnest(%s::bigint[]) AS p(id) ON p.id = e.id
+        LEFT JOIN LATERAL (
+            SELECT x.id FROM beliefs_episode x
+            WHERE x.bank_id = e.bank_id AND x.thread = e.thread AND (x.occurred_at, x.id) < (e.occurred_at, e.id)
+            ORDER BY x.occurred_at DESC, x.id DESC LIMIT 1
+        ) pv ON e.thread <> ''
+        LEFT JOIN LATERAL (
+            SELECT x.id FROM beliefs_episode x
+            WHERE x.bank_id = e.bank_id AND x.thread = e.thread AND (x.occurred_at, x.id) > (e.occurred_at, e.id)
+            ORDER BY x.occurred_at, x.id LIMIT 1
+        ) nx ON e.thread <> ''
+        WHERE e.bank_id = %s
+    )"""
+_BM25 = f"""(
+    SELECT SUM(q.idf * (array_length(u.positions, 1) * {K1 + 1})
+               / (array_length(u.positions, 1) + {K1} * (1 - {B} + {B} * length(e.search_vector)::float8 / %s)))
+    FROM unnest(ts_filter(setweight(setweight(e.search_vector, 'D'), 'A', %s::text[]), '{{a}}'))
+        AS u(lexeme, positions, weights)
+    JOIN unnest(%s::text[], %s::float8[]) AS q(lexeme, idf) ON q.lexeme = u.lexeme
+)"""
+_COLUMNS = (
+    "e.id, e.content, e.token_count, e.embedding, e.subject, e.occurred_at, e.recorded_at, e.source,"
+    " e.provenance, e.metadata, e.injection_flags"
+)
+
+
+@dataclass
+class PoolRows:
+    """Columns of the pool's episodes, in pool order (then the added neighbours, by id)."""
+
+    ids: list[int]
+    texts: list[str]
+    tokens: np.ndarray
+    vectors: np.ndarray
+    subjects: list[str]
+    occurred_at: list[datetime]
+    recorded_at: list[datetime]
+    sources: list[str]
+    provenance: list[str]
+    metadata: list[dict]
+    flags: list[list]
+    lexical: np.ndarray
+    # Position of each row's previous and next thread episode among these rows, -1 when it has none here.
+    previous: np.ndarray
+    following: np.ndarray
+    added: int = 0  # rows that are neighbours, not pool candidates
+    position: dict[int, int] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+def pool_rows(
+    scope: EpisodeScope, ids: list[int], *, terms: QueryTerms | None, neighbours: bool, dimensions: int
+) -> PoolRows:
+    """The rows of ``ids`` (episodes of ``scope``'s bank); with ``neighbours``, also their thread neighbours that pass
+    ``scope``; with ``terms``, each row's BM25 score."""
+    if not ids:
+        return _columns([], ids, dimensions, neighbours=False)
+    params: list = []
+    if terms is not None and not terms.empty:
+        lexemes = sorted(terms.idf)
+        lexical = _BM25
+        params += [terms.avg_length, lexemes, lexemes, [terms.idf[lexeme] for lexeme in lexemes]]
+    else:
+        lexical = "0.0::float8"
+    if neighbours:
+        sql = (
+            f"WITH {_THREAD_NEIGHBOURS} SELECT {_COLUMNS}, {lexical}, nb.prev, nb.next FROM beliefs_episode e"
+            " LEFT JOIN nb ON nb.id = e.id"
+            " WHERE e.bank_id = %s AND e.id IN (SELECT id FROM nb UNION SELECT prev FROM nb UNION SELECT next FROM nb)"
+            f" AND (nb.id IS NOT NULL OR ({scope.sql}))"
+        )
+        params = [id_array(ids), scope.bank_id, *params, scope.bank_id, *scope.params]
+    else:
+        sql = (
+            f"SELECT {_COLUMNS}, {lexical}, NULL::bigint, NULL::bigint FROM beliefs_episode e"
+            " WHERE e.bank_id = %s AND e.id = ANY(%s::bigint[])"
+        )
+        params = [*params, scope.bank_id, id_array(ids)]
+    connection.ensure_connection()
+    # Binary results: parsing the text form of a few hundred 384-dimension vectors cost more than the query.
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(sql, params, binary=True)
+        rows = cursor.fetchall()
+    return _columns(rows, ids, dimensions, neighbours=neighbours)
+
+
+def _columns(rows: list[tuple], ids: list[int], dimensions: int, *, neighbours: bool) -> PoolRows:
+    by_id = {row[0]: row for row in rows}
+    ordered = [by_id[pk] for pk in ids if pk in by_id]
+    in_pool = set(ids)
+    ordered += sorted((row for row in rows if row[0] not in in_pool), key=lambda row: row[0])
+    n = len(ordered)
+    position = {row[0]: index for index, row in enumerate(ordered)}
+    vectors = np.zeros((n, dimensions), dtype=np.float32)
+    for index, row in enumerate(ordered):
+        # A vector in binary is a 4-byte header (dimensions, unused) then big-endian float32s.
+        vectors[index] = np.frombuffer(row[3], dtype=">f4", offset=4)
+    columns = list(zip(*ordered, strict=True)) if ordered else [()] * 14
+    return PoolRows(
+        ids=list(columns[0]),
+        texts=list(columns[1]),
+        tokens=np.fromiter(columns[2], dtype=np.int64, count=n),
+        vectors=vectors,
+        subjects=list(columns[4]),
+        occurred_at=list(columns[5]),
+        recorded_at=list(columns[6]),
+        sources=list(columns[7]),
+        provenance=list(columns[8]),
+        metadata=list(columns[9]),
+        flags=list(columns[10]),
+        lexical=np.array([value or 0.0 for value in columns[11]], dtype=np.float64),
+        previous=np.array([position.get(pk, -1) if pk is not None else -1 for pk in columns[12]], dtype=np.int64),
+        following=np.array([position.get(pk, -1) if pk is not None else -1 for pk in columns[13]], dtype=np.int64),
+        added=n - len([pk for pk in ids if pk in position]),
+        position=position,
+    )
