@@ -16,7 +16,8 @@ operations questions as queries (budget 1024, default options):
 - server sessions opened and transactions per recall (``pg_stat_database``).
 
 Nothing else may use the server while it runs (``mh-heavy``). Results:
-``benchmarks/results/cpu.json`` (or ``--output``), one entry per ``--size``. ``--profile N`` prints the N hottest
+``benchmarks/results/cpu.json`` (or ``--output``), one entry per ``--size`` and ``--label`` (``before``/``after``
+when the same bank is measured under two versions of the code). ``--profile N`` prints the N hottest
 Python functions of the measured recalls (cProfile, all threads' calls made in this one).
 """
 
@@ -35,7 +36,7 @@ import statistics  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from common import RESULTS, machine, setup_django, summary_ms, write_result  # noqa: E402
+from common import RESULTS, machine, setup_django, summary_ms  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -160,7 +161,8 @@ def main() -> None:
     parser.add_argument("--output", default="cpu")
     parser.add_argument("--reuse", action="store_true", help="keep a bank an earlier run built")
     parser.add_argument("--profile", type=int, default=0)
-    parser.add_argument("--label", default="", help="what this run measures (kept with its figures)")
+    parser.add_argument("--label", default="current", help="what this run measures: its figures are kept under it")
+    parser.add_argument("--results", default=str(RESULTS), help="directory of the result file (another checkout's)")
     args = parser.parse_args()
     import real_corpus
     from bench_scale import real_queries
@@ -183,10 +185,12 @@ def main() -> None:
         cursor.execute("VACUUM ANALYZE beliefs_episode")
     measured = measure(bank, real_queries(args.queries), profile=args.profile)
     print(json.dumps(measured), flush=True)
-    path = RESULTS / f"{args.output}.json"
+    path = Path(args.results) / f"{args.output}.json"
     outcome = json.loads(path.read_text()) if path.exists() else {"benchmark": "cpu-per-recall", "sizes": {}}
-    outcome["sizes"][str(args.size)] = {"machine": machine(), "label": args.label, "budget_tokens": 1024, **measured}
-    print(f"wrote {write_result(args.output, outcome)}")
+    by_label = outcome["sizes"].setdefault(str(args.size), {})
+    by_label[args.label] = {"machine": machine(), "budget_tokens": 1024, **measured}
+    path.write_text(json.dumps(outcome, indent=2) + "\n")
+    print(f"wrote {path}")
 
 
 def real_corpus_size(size: int) -> int:
