@@ -75,7 +75,8 @@ eval: setup
 	$(PY) manage.py services
 	cd benchmarks && ../$(PY) eval_locomo.py --modes full,keyword,semantic,recent --output locomo
 	cd benchmarks && ../$(PY) eval_locomo.py --database memoryhub_eval2 --budgets 512,1024,2048 \
-		--modes full,full-no-rerank,full-no-temporal,full-no-graph,semantic+keyword,graph,temporal --output locomo-ablations
+		--modes full,full-no-rerank,full-no-temporal,full-no-graph,full-no-subject,full+coverage,semantic+keyword,graph,temporal \
+		--output locomo-ablations
 	$(PY) benchmarks/update_readme.py
 
 # Consolidation of a 5,000-alert stream: compression, tokens per answer, throughput, citation integrity (minutes).

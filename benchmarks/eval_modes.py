@@ -20,6 +20,9 @@ _MODES = {
     "semantic+keyword": {"channels": ["semantic", "keyword"]},
     "graph": {"channels": ["graph"], **SINGLE},
     "temporal": {"channels": ["temporal"], **SINGLE},
+    # Mechanisms the API does not switch: in-process settings (see eval_locomo.py).
+    "full-no-subject": {"settings": {"RECALL_SUBJECT_WEIGHT": 0.0}},
+    "full+coverage": {"settings": {"RECALL_COVERAGE": 0.3}},
 }
 MODES = {name: {**_EPISODES, **options} for name, options in _MODES.items()}
 

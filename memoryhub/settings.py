@@ -321,6 +321,12 @@ MEMORYHUB = {
     "VECTOR_INDEX_DEPTH": env_int("MEMORYHUB_VECTOR_INDEX_DEPTH", 200),
     "VECTOR_INDEX_MIN_PROBES": env_int("MEMORYHUB_VECTOR_INDEX_MIN_PROBES", 20),
     "RRF_K": 60,
+    # Coverage-aware ordering after reranking (maximal marginal relevance): the weight of an item's similarity to
+    # the items already placed against its own relevance; 0 keeps the reranked order.
+    "RECALL_COVERAGE": float(os.environ.get("MEMORYHUB_RECALL_COVERAGE", "0")),
+    # Added to the reranked score of an episode whose subject the query names ("What do Dana's kids like?" puts
+    # Dana's own turns first among equals), on the scale of the temporal and graph votes; 0 switches it off.
+    "RECALL_SUBJECT_WEIGHT": float(os.environ.get("MEMORYHUB_RECALL_SUBJECT_WEIGHT", "0.1")),
     # Run recall channels on a thread pool (each with its own connection); off runs them one after another.
     "PARALLEL_CHANNELS": env_bool("MEMORYHUB_PARALLEL_CHANNELS", True),
     # "dense" (default, no model needed) or "none"; a cross-encoder model path enables cross-encoder scores.

@@ -20,6 +20,7 @@ from beliefs.engine.types import FusedCandidate
 
 DEFAULT_WEIGHTS = {"dense": 0.5, "lexical": 0.5, "temporal": 0.1, "graph": 0.1, "fusion": 0.05, "context": 0.3}
 DUPLICATE_SIMILARITY = 0.97
+_WORD = re.compile(r"[^\W_]+")
 DUPLICATE_WORD_OVERLAP = 0.85
 
 
@@ -75,6 +76,24 @@ def rerank_scores(
             present = around >= 0
             context[present] = np.maximum(context[present], own[around[present]])
     return own + w["context"] * context, context
+
+
+def subject_named(query: str, subjects: Sequence[str]) -> np.ndarray:
+    """Per candidate: 1.0 when the query names the candidate's subject (who said or is about it), else 0.0.
+
+    A subject names someone by its last part (``user:dana`` is Dana); every word of that name must be a word of the
+    query, in any case, a possessive included ("What do Dana's kids like?")."""
+    words = set(_WORD.findall(query.lower()))
+    named: dict[str, bool] = {}
+    values = np.zeros(len(subjects))
+    for index, subject in enumerate(subjects):
+        if not subject:
+            continue
+        if subject not in named:
+            name = _WORD.findall(subject.rsplit(":", 1)[-1].lower())
+            named[subject] = bool(name) and all(part in words for part in name)
+        values[index] = 1.0 if named[subject] else 0.0
+    return values
 
 
 def rank_order(scores: np.ndarray, fusion: np.ndarray, ids: np.ndarray) -> np.ndarray:
@@ -191,6 +210,55 @@ def duplicates_of(
                 absorbed.setdefault(int(order[other]), []).append(int(order[index]))
                 break
     return order[~dropped], absorbed
+
+
+def cover(
+    order: np.ndarray,
+    scores: np.ndarray,
+    vectors: np.ndarray,
+    redundancy: float,
+    query_similarity: np.ndarray,
+    neighbours: Sequence[np.ndarray] = (),
+) -> np.ndarray:
+    """``order`` re-ordered for coverage (maximal marginal relevance): each next item is the one with the highest
+    ``(1 - redundancy) * relevance - redundancy * excess``, where relevance is its score (min-max normalised over
+    ``order``) and excess how much closer it is to an item already placed than to the query
+    (``query_similarity``, cosine): an item that says again what a placed item says waits, an item that only
+    shares the question's topic with it does not. Thread neighbours (``neighbours``: per candidate, the position
+    of its previous or next turn, -1 for none) never count as repeats of each other: next to each other in a
+    conversation they are a question and its answer, close in meaning and both worth their tokens.
+
+    A budget then holds the different turns a question needs before a second wording of one it already has.
+    ``redundancy`` 0 keeps ``order``."""
+    n = len(order)
+    if redundancy <= 0 or n < 3:
+        return order
+    relevance = _normalise(np.asarray(scores, dtype=np.float64)[order])
+    to_query = np.asarray(query_similarity, dtype=np.float64)[order]
+    matrix = vectors[order].astype(np.float64)
+    similarity = matrix @ matrix.T
+    if len(neighbours):
+        at = np.full(len(scores), -1, dtype=np.int64)
+        at[order] = np.arange(n)
+        for around in neighbours:
+            mine = at[np.asarray(around)[order]]
+            pairs = np.flatnonzero((np.asarray(around)[order] >= 0) & (mine >= 0))
+            similarity[pairs, mine[pairs]] = -np.inf
+            similarity[mine[pairs], pairs] = -np.inf
+    closest = np.full(n, -np.inf)
+    placed = np.zeros(n, dtype=bool)
+    result = np.empty(n, dtype=order.dtype)
+    for step in range(n):
+        if step == 0:
+            pick = 0  # the most relevant item leads whatever else is placed
+        else:
+            value = (1 - redundancy) * relevance - redundancy * np.maximum(closest - to_query, 0.0)
+            value[placed] = -np.inf
+            pick = int(np.argmax(value))  # ties go to the earlier (better-ranked) item
+        placed[pick] = True
+        result[step] = order[pick]
+        np.maximum(closest, similarity[pick], out=closest)
+    return result
 
 
 def collapse_duplicates(

@@ -21,7 +21,7 @@ from beliefs.channels.filters import EpisodeScope, episode_scope
 from beliefs.channels.pool import PoolRows, pool_rows
 from beliefs.engine.fusion import Fused, fuse
 from beliefs.engine.packing import MIN_TRIM_SOURCE_TOKENS, Packing, best_passage, pack_greedy
-from beliefs.engine.rerank import duplicates_of, rank_order, rerank_scores
+from beliefs.engine.rerank import cover, duplicates_of, rank_order, rerank_scores, subject_named
 from beliefs.engine.temporal import TimeRange, names_time
 from beliefs.engine.types import Hit, PackedItem, RecallFilters
 from beliefs.selectors.beliefs import derived_coverage
@@ -206,8 +206,13 @@ def rank(request: RecallRequest, gathered: Gathered, batch: ChannelBatch) -> Ran
         weights=policy.get("rerank_weights"),
         cross_scores=cross,
     )
+    speaker_weight = settings.MEMORYHUB["RECALL_SUBJECT_WEIGHT"]
+    if speaker_weight:  # the question names who said it: that person's own turns first among equals
+        scores = scores + speaker_weight * subject_named(request.query, rows.subjects)
     order = rank_order(scores, fusion, np.asarray(rows.ids, dtype=np.int64))
     order, absorbed = duplicates_of(order, rows.vectors, rows.texts)
+    coverage = settings.MEMORYHUB["RECALL_COVERAGE"]
+    order = cover(order, scores, rows.vectors, coverage, dense, neighbours=(rows.previous, rows.following))
     return Ranking(rows, fused, fused_at, order, scores, True, dense=dense, context=context, absorbed=absorbed)
 
 

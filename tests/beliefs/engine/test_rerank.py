@@ -1,7 +1,7 @@
 import numpy as np
 
 from beliefs.engine.packing import best_passage, pack_greedy
-from beliefs.engine.rerank import collapse_duplicates, keep_order, rerank
+from beliefs.engine.rerank import collapse_duplicates, cover, keep_order, rerank, subject_named
 from beliefs.engine.types import FusedCandidate
 from memoryhub.tokens import count_tokens
 
@@ -79,3 +79,40 @@ def test_packing_trims_instead_of_dropping_when_given_a_trimmer():
     )
     assert [name for name, _ in packing.chosen] == ["short", "long-trimmed", "tail"]
     assert packing.tokens_used == 60 and packing.trimmed == 1 and packing.dropped == 0
+
+
+def _unit(*values):
+    vector = np.array(values, dtype=np.float32)
+    return vector / np.linalg.norm(vector)
+
+
+def test_coverage_puts_a_different_relevant_item_before_a_second_wording_of_the_first():
+    # Two wordings of "Ana moved to Lisbon" (closer to each other than to the question, different words: not
+    # duplicates) outscore the turn that says where she works; a budget of two items should hold both facts.
+    vectors = np.stack([_unit(1, 0.1, 0), _unit(1, 0.2, 0.05), _unit(0.35, 0, 1), _unit(0, 1, 0)])
+    question = _unit(1, 0.3, 0.8)
+    scores = np.array([1.0, 0.95, 0.9, 0.1])
+    order = np.arange(4)
+    covered = cover(order, scores, vectors, 0.3, vectors @ question)
+    assert list(covered) == [0, 2, 1, 3]
+    assert pack_greedy(list(covered), budget_tokens=2, cost=lambda _: 1).chosen == [0, 2]
+    # Without the coverage weight the reranked order is packed as it is: the fact twice.
+    kept = cover(order, scores, vectors, 0.0, vectors @ question)
+    assert pack_greedy(list(kept), budget_tokens=2, cost=lambda _: 1).chosen == [0, 1]
+
+
+def test_coverage_keeps_items_that_only_share_the_question_s_topic_in_relevance_order():
+    # Three turns about the question, each closer to it than to the others: nothing is said twice.
+    question = _unit(1, 1, 1)
+    vectors = np.stack([_unit(1, 0.3, 0.3), _unit(0.3, 1, 0.3), _unit(0.3, 0.3, 1), _unit(1, -1, 0)])
+    scores = np.array([1.0, 0.8, 0.6, 0.0])
+    assert list(cover(np.arange(4), scores, vectors, 0.3, vectors @ question)) == [0, 1, 2, 3]
+
+
+def test_a_question_names_a_subject_by_its_name_possessive_and_case_included():
+    subjects = ["Melanie", "Caroline", "user:melanie", "", "Dana Smith", "user:dana"]
+    assert list(subject_named("What do MELANIE's kids like?", subjects)) == [1, 0, 1, 0, 0, 0]
+    # Every word of a two-word name must be in the question; one word of it names the qualified subject only.
+    assert list(subject_named("what did dana say about the renewal", subjects)) == [0, 0, 0, 0, 0, 1]
+    assert list(subject_named("what did Dana Smith say", subjects)) == [0, 0, 0, 0, 1, 1]
+    assert not subject_named("Melanies and Carolines", subjects).any()

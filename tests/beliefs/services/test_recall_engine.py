@@ -140,6 +140,21 @@ def test_thread_neighbour_of_a_strong_match_comes_along(caller):
     assert len(without.items) >= 1
 
 
+def test_a_question_naming_a_speaker_recalls_that_speaker_s_turn_first(caller):
+    # Two people said the same thing; the text does not name them, their episodes' subjects do. Without the
+    # subject signal the two are near-duplicates that tie, and the same one wins whoever the question names.
+    priya, tomasz = (
+        retain_texts(caller.bank, [text], subject=name)[0]
+        for name, text in [("Priya", "I went hiking in the Dolomites last summer."),
+                           ("Tomasz", "I went hiking in the Dolomites last summer!")]  # fmt: skip
+    )
+    retain_texts(caller.bank, [f"Groceries list number {n}: apples, rice and tea." for n in range(20)])
+    for name, expected, other in [("Tomasz", tomasz, priya), ("Priya", priya, tomasz)]:
+        result = recall(bank=caller.bank, query=f"Where did {name} go hiking last summer?", budget_tokens=60)
+        assert result.items[0].item_id == expected
+        assert result.items[0].subject == name and other in result.items[0].duplicates
+
+
 def test_reindex_rebuilds_entities_and_term_statistics(caller):
     from beliefs.models import BankTerm, Entity
     from beliefs.services.reindex import bank_reindex
