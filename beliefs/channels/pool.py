@@ -22,19 +22,22 @@ from beliefs.channels.keyword import K1, B, QueryTerms
 
 _THREAD_NEIGHBOURS = """
     nb AS (
+        -- An episode without a thread has no neighbours: the condition inside each lookup skips its index walk.
         SELECT e.id, pv.id AS prev, nx.id AS next
         FROM beliefs_episode e
         JOIN unnest(%s::bigint[]) AS p(id) ON p.id = e.id
         LEFT JOIN LATERAL (
             SELECT x.id FROM beliefs_episode x
-            WHERE x.bank_id = e.bank_id AND x.thread = e.thread AND (x.occurred_at, x.id) < (e.occurred_at, e.id)
+            WHERE e.thread <> '' AND x.bank_id = e.bank_id AND x.thread = e.thread
+              AND (x.occurred_at, x.id) < (e.occurred_at, e.id)
             ORDER BY x.occurred_at DESC, x.id DESC LIMIT 1
-        ) pv ON e.thread <> ''
+        ) pv ON true
         LEFT JOIN LATERAL (
             SELECT x.id FROM beliefs_episode x
-            WHERE x.bank_id = e.bank_id AND x.thread = e.thread AND (x.occurred_at, x.id) > (e.occurred_at, e.id)
+            WHERE e.thread <> '' AND x.bank_id = e.bank_id AND x.thread = e.thread
+              AND (x.occurred_at, x.id) > (e.occurred_at, e.id)
             ORDER BY x.occurred_at, x.id LIMIT 1
-        ) nx ON e.thread <> ''
+        ) nx ON true
         WHERE e.bank_id = %s
     )"""
 _BM25 = f"""(
