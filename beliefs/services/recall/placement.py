@@ -110,11 +110,11 @@ def episode_item(draft: Draft, ranking) -> PackedItem:
         source=rows.sources[i],
         subject=rows.subjects[i],
         provenance=rows.provenance[i],
-        metadata=rows.metadata[i],
+        metadata=rows.metadata_of(i),
         channel_ranks={fused.channels[c]: int(fused.ranks[at, c]) for c in found},
         channel_scores={fused.channels[c]: float(fused.raw[at, c]) for c in found},
         features=features,
         duplicates=tuple(rows.ids[j] for j in ranking.absorbed.get(i, ())),
         trimmed=draft.trimmed,
-        flags=tuple(rows.flags[i] or ()),
+        flags=rows.flags_of(i),
     )
