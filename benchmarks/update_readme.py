@@ -365,6 +365,30 @@ def web_table(r: dict) -> str:
 SECTIONS["web"] = web_table
 
 
+def cpu_table(r: dict) -> str:
+    lines = [
+        "CPU per recall in process (budget 1024, 200 real questions, real sentences; `benchmarks/bench_cpu.py`, "
+        "details in `benchmarks/results/cpu.json`). PostgreSQL counts the processes serving the benchmark's "
+        "database; *before* is the previous release's code on the same bank:",
+        "",
+        "| episodes | code | Python CPU ms (of it: query embedding) | PostgreSQL CPU ms | total ms | wall p50 / p95 ms "
+        "| sessions opened / transactions per recall | measured |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for size, by_label in sorted(r["sizes"].items(), key=lambda item: int(item[0])):
+        for label, m in sorted(by_label.items(), key=lambda item: item[0] != "before"):
+            lines.append(
+                f"| {int(size):,} | {label} | {m['python_cpu_ms']} ({m['of_which_query_embedding_ms']}) | "
+                f"{m['postgres_cpu_ms']} | **{m['total_cpu_ms']}** | {m['wall']['p50_ms']} / {m['wall']['p95_ms']} | "
+                f"{m['server_sessions_opened_per_recall']} / {m['server_transactions_per_recall']} | "
+                f"{m['machine']['measured_at'][:16]} |"
+            )
+    return "\n".join(lines)
+
+
+SECTIONS["cpu"] = cpu_table
+
+
 def headline_table(results: dict[str, dict]) -> str:
     """A few figures for the README's front page, from whichever results exist."""
     rows = []
