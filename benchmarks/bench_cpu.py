@@ -10,9 +10,10 @@ operations questions as queries (budget 1024, default options):
 - Python CPU: ``time.process_time()`` of this process over the measured recalls (all
   threads: the query embedding, the channel threads' drivers, fusion, packing);
 - query embedding alone, the same way (its share of the Python figure);
-- PostgreSQL CPU: user + system time of every process of the embedded server
-  (``/proc``), including backends that exited during the run (their time is added to the
-  postmaster's reaped-children counters), so connection churn is counted too;
+- PostgreSQL CPU: user + system time (``/proc``) of the server processes serving the
+  benchmark's database (its sessions and the channel threads'); other databases on the
+  same server are not counted. A backend that exits during the run is not counted either,
+  so the sessions opened per recall are reported beside it (0 with persistent connections);
 - server sessions opened and transactions per recall (``pg_stat_database``).
 
 Nothing else may use the server while it runs (``mh-heavy``). Results:
@@ -47,27 +48,29 @@ def _proc_times(pid: int) -> tuple[int, int, int]:
     return int(fields[1]), int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14])
 
 
-def postgres_cpu_ms(postmaster: int) -> float:
-    """CPU milliseconds used so far by the server: the postmaster, its live children, and its exited children."""
-    total = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
+def backend_pids() -> list[int]:
+    """Server processes serving this database: this process's sessions and the channel threads' (no one else's:
+    other databases on the same server, an evaluation running beside it, are not counted)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database()")
+        return [row[0] for row in cursor.fetchall()]
+
+
+def postgres_cpu_ms(pids) -> dict[int, int]:
+    """CPU clock ticks used so far by each of ``pids`` (gone ones left out)."""
+    times = {}
+    for pid in pids:
         try:
-            ppid, own, reaped = _proc_times(int(entry))
+            times[pid] = _proc_times(pid)[1]
         except (FileNotFoundError, ProcessLookupError, IndexError):
             continue
-        if int(entry) == postmaster:
-            total += own + reaped
-        elif ppid == postmaster:
-            total += own
-    return total * 1000 / TICKS
+    return times
 
 
-def postmaster_pid() -> int:
-    from django.conf import settings
-
-    return int((settings.DATA_DIR / "pg" / "postmaster.pid").read_text().split()[0])
+def _used_ms(before: dict[int, int], after: dict[int, int]) -> float:
+    return sum(ticks - before.get(pid, 0) for pid, ticks in after.items()) * 1000 / TICKS
 
 
 def server_counters() -> tuple[int, int]:
@@ -108,7 +111,6 @@ def measure(bank, queries: list[str], *, profile: int) -> dict:
     from beliefs.services.recall import recall
     from memoryhub.embeddings import embed_query
 
-    postmaster = postmaster_pid()
     for query in queries[:20]:  # warm: connections, caches, the traced encoder
         recall(bank=bank, query=query, budget_tokens=1024)
     embed_cpu = []
@@ -123,7 +125,7 @@ def measure(bank, queries: list[str], *, profile: int) -> dict:
         profiler = cProfile.Profile()
     sessions_before, transactions_before = server_counters()
     wall = []
-    pg_started, cpu_started = postgres_cpu_ms(postmaster), time.process_time()
+    pg_started, cpu_started = postgres_cpu_ms(backend_pids()), time.process_time()
     for query in queries:
         wall_started = time.perf_counter()
         if profiler is not None:
@@ -133,7 +135,7 @@ def measure(bank, queries: list[str], *, profile: int) -> dict:
             profiler.disable()
         wall.append(time.perf_counter() - wall_started)
     python_total = time.process_time() - cpu_started
-    postgres_total = postgres_cpu_ms(postmaster) - pg_started
+    postgres_total = _used_ms(pg_started, postgres_cpu_ms(backend_pids()))
     sessions_after, transactions_after = server_counters()
     if profiler is not None:
         import pstats
