@@ -149,6 +149,48 @@ def _rule(pattern: str):
     return register
 
 
+# Longer phrasings first: where two rules match overlapping text, the one registered first wins.
+@_rule(r"\bthe\s+day\s+(?P<dir>before\s+yesterday|after\s+tomorrow)\b")
+def _two_days(m, ref):
+    start = _day(ref) + timedelta(days=-2 if m["dir"].lower().startswith("before") else 2)
+    return start, start + timedelta(days=1)
+
+
+@_rule(r"\blast\s+night\b")
+def _last_night(m, ref):
+    """From noon of the day before to the morning of the reference's day (said the next morning or later)."""
+    day = _day(ref)
+    return day - timedelta(hours=12), min(day + timedelta(hours=6), ref) if ref > day else day
+
+
+@_rule(r"\bthe\s+(?P<unit>week|weekend|month|year)\s+before\s+last\b")
+def _before_last(m, ref):
+    unit = m["unit"].lower()
+    if unit == "weekend":
+        return _unit_range(ref - timedelta(weeks=2) - timedelta(days=(ref.weekday() + 2) % 7), "weekend")
+    anchor = _shift(ref, -2, unit) if unit in ("month", "year") else ref + UNITS[unit] * -2
+    return _unit_range(anchor, unit)
+
+
+# Parts of a month: its first ten days, the ten around its middle, its last eleven or so.
+_PARTS = {"early": (1, 11), "beginning": (1, 11), "start": (1, 11), "mid": (10, 21), "middle": (10, 21),
+          "late": (20, None), "end": (20, None)}  # fmt: skip
+
+
+@_rule(
+    r"\b(?:(?P<part>early|mid|late)[\s-]+|(?:at\s+)?the\s+(?P<which>beginning|start|middle|end)\s+of\s+)"
+    + _MONTH
+    + r",?(?:\s+(?P<year>(?:19|20)\d\d))?\b"
+)
+def _part_of_month(m, ref):
+    month = MONTHS[m["month"].lower()]
+    year = int(m["year"]) if m["year"] else ref.year - (1 if month > ref.month else 0)
+    first, after = _PARTS[(m["part"] or m["which"]).lower()]
+    start = datetime(year, month, first, tzinfo=ref.tzinfo)
+    end = datetime(year, month, after, tzinfo=ref.tzinfo) if after else _month_start(year, month + 1, ref.tzinfo)
+    return start, end
+
+
 @_rule(r"\b(?P<word>yesterday|today|tonight|tomorrow)\b")
 def _relative_day(m, ref):
     offset = {"yesterday": -1, "today": 0, "tonight": 0, "tomorrow": 1}[m["word"].lower()]

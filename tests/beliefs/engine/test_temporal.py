@@ -27,6 +27,15 @@ REFERENCE = datetime(2023, 10, 22, 15, 0, tzinfo=UTC)  # a Sunday
         ("two weeks before June 9", "2023-05-22", "2023-05-29"),
         ("in 2022", "2022-01-01", "2023-01-01"),
         ("a December outage", "2022-12-01", "2023-01-01"),
+        # Phrasings LoCoMo's development conversations never use.
+        ("the day before yesterday", "2023-10-20", "2023-10-21"),
+        ("the week before last", "2023-10-02", "2023-10-09"),
+        ("the weekend before last", "2023-10-07", "2023-10-09"),
+        ("the month before last", "2023-08-01", "2023-09-01"),
+        ("in early May", "2023-05-01", "2023-05-11"),
+        ("mid-September", "2023-09-10", "2023-09-21"),
+        ("late August 2022", "2022-08-20", "2022-09-01"),
+        ("at the end of June", "2023-06-20", "2023-07-01"),
     ],
 )
 def test_expressions_resolve_against_the_reference(text, start, end):
@@ -56,3 +65,8 @@ def test_time_mentions_in_retained_text():
     assert mentions_time("I painted that lake sunrise last year!")
     assert mentions_time("We met three weeks ago")
     assert not mentions_time("I love painting lakes")
+
+
+def test_last_night_runs_from_the_afternoon_before_to_the_morning():
+    [night] = parse_time_ranges("the alarm went off last night", REFERENCE)
+    assert night.start == datetime(2023, 10, 21, 12, tzinfo=UTC) and night.end == datetime(2023, 10, 22, 6, tzinfo=UTC)

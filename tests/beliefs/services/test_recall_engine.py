@@ -155,6 +155,28 @@ def test_a_question_naming_a_speaker_recalls_that_speaker_s_turn_first(caller):
         assert result.items[0].subject == name and other in result.items[0].duplicates
 
 
+def test_time_phrasings_in_questions_and_turns_meet_on_the_bank_s_timeline(caller):
+    # Neither "the week before last" (in the turn) nor "early October" (in the question) is a phrasing of the
+    # development conversations. The turn was said on 22 October: it happened 2-8 October.
+    from django.utils.dateparse import parse_datetime
+
+    from beliefs.services.retain import RetainItem, retain
+
+    said = parse_datetime("2023-10-22T15:00:00Z")
+    texts = ["Ran the Lisbon half marathon the week before last.", "I ran the Porto half marathon last weekend."]
+    lisbon, porto = (
+        outcome.episode_id
+        for outcome in retain(bank=caller.bank, items=[RetainItem(content=t, occurred_at=said) for t in texts]).outcomes
+    )
+    options = RecallOptions(channels=("temporal",), rerank=False, kinds=("episode",))
+    result = recall(bank=caller.bank, query="Which half marathon did I run in early October?", budget_tokens=200,
+                    options=options)  # fmt: skip
+    assert [item.item_id for item in result.items] == [lisbon]
+    assert porto not in [item.item_id for item in result.items]
+    [(start, end, text)] = result.time_ranges
+    assert (start.date().isoformat(), end.date().isoformat(), text) == ("2023-10-01", "2023-10-11", "early October")
+
+
 def test_reindex_rebuilds_entities_and_term_statistics(caller):
     from beliefs.models import BankTerm, Entity
     from beliefs.services.reindex import bank_reindex
