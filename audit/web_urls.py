@@ -10,5 +10,5 @@ TENANT = "t/<slug:tenant_slug>/"
 
 urlpatterns = [
     path(TENANT + "audit/", web.TenantAuditPage.as_view(), name="tenant-audit"),
-    path(TENANT + "banks/<slug:bank_slug>/settings/audit/", web.BankAuditPage.as_view(), name="bank-audit"),
+    path(TENANT + "banks/<bank_slug:bank_slug>/settings/audit/", web.BankAuditPage.as_view(), name="bank-audit"),
 ]

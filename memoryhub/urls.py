@@ -40,7 +40,7 @@ urlpatterns += [
     path("", include("banks.web.urls")),
     path("", include("audit.web_urls")),
     path("", include("beliefs.web.tenant_urls")),
-    path("t/<slug:tenant_slug>/banks/<slug:bank_slug>/", include(bank_pages)),
+    path("t/<slug:tenant_slug>/banks/<bank_slug:bank_slug>/", include(bank_pages)),
 ]
 
 handler500 = "memoryhub.unavailable.server_error"

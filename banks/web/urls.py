@@ -12,7 +12,7 @@ from banks.web import bank_admin, keys, staff, tenant_admin
 app_name = "banks_web"
 
 TENANT = "t/<slug:tenant_slug>/"
-BANK = TENANT + "banks/<slug:bank_slug>/settings/"
+BANK = TENANT + "banks/<bank_slug:bank_slug>/settings/"
 
 urlpatterns = [
     path("staff/tenants/", staff.StaffTenantsPage.as_view(), name="staff-tenants"),

@@ -8,7 +8,7 @@ from beliefs.web import defense, erasure, overview
 app_name = "beliefs_tenant"
 
 TENANT = "t/<slug:tenant_slug>/"
-BANK_SETTINGS = TENANT + "banks/<slug:bank_slug>/settings/"
+BANK_SETTINGS = TENANT + "banks/<bank_slug:bank_slug>/settings/"
 
 urlpatterns = [
     path(TENANT, overview.TenantHomePage.as_view(), name="tenant-home"),
