@@ -9,12 +9,6 @@ from banks.permissions import Role
 from tests.web.builders import OpsBank, build_ops_bank
 
 
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings):
-    """People are created by the dozen here; the production hasher's cost buys nothing in tests."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def ops(db) -> OpsBank:
     return build_ops_bank()
@@ -22,7 +16,11 @@ def ops(db) -> OpsBank:
 
 @pytest.fixture
 def client_as(ops):
-    """``client_as(Role.REVIEWER)``: a Django test client signed in as that person (CSRF checks on)."""
+    """``client_as(Role.REVIEWER)``: a Django test client signed in as that person.
+
+    CSRF checks are off here so tests can post forms directly; every form's refusal without the token is tested
+    with ``Client(enforce_csrf_checks=True)`` (``tests/web/test_page_isolation.py``).
+    """
 
     def make(role: Role) -> Client:
         client = Client(enforce_csrf_checks=False)
