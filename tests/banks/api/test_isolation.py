@@ -1,6 +1,14 @@
-"""Every bank route, checked the same way: anonymous, other tenant, other bank, permitted."""
+"""Every bank route, checked the same way: anonymous, other tenant, same slug elsewhere, sibling bank, permitted.
+
+The routes come from the URL resolver (``tests.helpers.routes``): a route added under
+``banks/<bank_slug>/`` without a case in ``CASES`` fails ``test_every_bank_route_has_a_case``.
+"""
+
+from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 import pytest
@@ -10,68 +18,48 @@ from banks.services.api_keys import api_key_revoke
 from banks.services.banks import bank_access_grant, membership_set
 from beliefs.models import Belief, Episode, Fact, MentalModel, RetainBatch
 from beliefs.services.mental_models import mental_model_create
+from reviews.models import ReviewItem
 from tests.beliefs.consolidation_helpers import T0, days, dismissal, remember
 from tests.conftest import make_caller, retain_texts
 from tests.factories import BankFactory, UserFactory
-from workloads.churn import play_upsert
+from tests.helpers.routes import Route, bank_api_routes, bank_page_routes
+from tests.helpers.snapshot import bank_snapshot
+from workloads.anomaly import triage
+from workloads.churn import intervention_record, play_upsert
+from workloads.distill import lessons_submit
+from workloads.models import AccountLink, ChurnPlay, Intervention
+
+SECRET = "secret plan for project nightingale"
 
 
 @pytest.fixture
 def victim(db):
-    """Tenant A's bank: one plain episode, two dismissals that formed a belief, and a mental model."""
+    """Tenant A's bank: a plain episode, two dismissals that formed a belief, a mental model, a churn play with
+    an intervention, a triage decision and a pending lesson."""
     caller = make_caller()
-    [episode_id] = retain_texts(caller.bank, ["secret plan for project nightingale"])
+    [episode_id] = retain_texts(caller.bank, [SECRET])
     caller.episode_id = episode_id
     caller.batch_id = RetainBatch.objects.get(bank=caller.bank).pk
     remember(caller.bank, [dismissal("NightingaleAlert", "db-1", T0 + days(n), "nightingale drill") for n in range(2)])
-    caller.episode_count = 3
     caller.fact_id = Fact.objects.filter(bank=caller.bank).values_list("id", flat=True).first()
     caller.belief_id = Belief.objects.get(bank=caller.bank).pk
     mental_model_create(bank=caller.bank, name="nightingale", question="which nightingale alerts are benign?")
     play_upsert(bank=caller.bank, name="nightingale-call", horizon_days=60)
+    intervention, _ = intervention_record(
+        bank=caller.bank, account="acct-1", segment="SMB", play="nightingale-call", occurred_at=T0
+    )
+    caller.intervention_id = intervention.pk
+    caller.decision_id = triage(
+        bank=caller.bank, signature="NightingaleAlert", host="db-1", now=T0 + days(3)
+    ).decision_id
+    [lesson] = lessons_submit(
+        bank=caller.bank,
+        lessons=[{"text": "Call nightingale accounts first", "play": "nightingale-call", "segment": "SMB",
+                  "evidence_episode_ids": [episode_id]}],
+    )  # fmt: skip
+    caller.review_item_id = lesson.pk
+    caller.episode_count = Episode.objects.filter(bank=caller.bank).count()
     return caller
-
-
-def routes(victim):
-    """(method, url, body, expected success status) for every route under a bank."""
-    return [
-        ("get", victim.url(""), None, 200),
-        ("get", victim.url("episodes/"), None, 200),
-        ("get", victim.url(f"episodes/{victim.episode_id}"), None, 200),
-        ("get", victim.url(f"retain-batches/{victim.batch_id}"), None, 200),
-        ("post", victim.url("recall"), {"query": "nightingale", "budget_tokens": 100}, 200),
-        ("post", victim.url("retain"), {"items": [{"content": "new note"}]}, 201),
-        ("delete", victim.url(f"episodes/{victim.episode_id}"), None, 204),
-        ("get", victim.url("facts/"), None, 200),
-        ("get", victim.url(f"facts/{victim.fact_id}"), None, 200),
-        ("get", victim.url("beliefs/"), None, 200),
-        ("get", victim.url(f"beliefs/{victim.belief_id}"), None, 200),
-        ("get", victim.url("mental-models/"), None, 200),
-        ("get", victim.url("mental-models/nightingale"), None, 200),
-        ("post", victim.url("mental-models/"), {"name": "second", "question": "what is benign?"}, 201),
-        ("post", victim.url("mental-models/nightingale/refresh"), None, 200),
-        ("delete", victim.url("mental-models/nightingale"), None, 204),
-        ("post", victim.url("reflect"), {"question": "is NightingaleAlert benign?", "budget_tokens": 300}, 200),
-        ("get", victim.url("background"), None, 200),
-        ("post", victim.url("background"), {}, 202),
-        ("patch", victim.url(""), {"description": "changed"}, 200),
-        ("get", victim.url("audit-events/"), None, 200),
-        ("get", victim.url("defense-rescans/"), None, 200),
-        ("post", victim.url("defense-rescans/"), None, 202),
-        ("post", victim.url(f"episodes/{victim.episode_id}/release"), None, 200),
-        ("delete", victim.url(""), None, 200),
-        ("post", victim.url("anomaly/triage"), {"signature": "NightingaleAlert", "host": "db-1"}, 200),
-        ("post", victim.url("churn/recommend"), {"account": "acct-1", "segment": "SMB"}, 200),
-        ("get", victim.url("anomaly/decisions/"), None, 200),
-        ("get", victim.url("churn/plays/"), None, 200),
-        ("get", victim.url("churn/plays/nightingale-call"), None, 200),
-        ("get", victim.url("churn/interventions"), None, 200),
-        ("get", victim.url("churn/outcomes"), None, 200),
-        ("get", victim.url("review-items/"), None, 200),
-        ("post", victim.url("lessons"), {"lessons": [{"text": "l", "evidence_episode_ids": [0]}]}, 400),
-        ("get", victim.url("export"), None, 200),
-        ("post", victim.url("import?source_format=jsonl"), {"content": "imported note"}, 200),
-    ]
 
 
 def call(client, method, url, body):
@@ -83,143 +71,260 @@ def call(client, method, url, body):
     return response
 
 
-ROUTE_IDS = [
-    "bank",
-    "episodes",
-    "episode",
-    "batch",
-    "recall",
-    "retain",
-    "delete",
-    "facts",
-    "fact",
-    "beliefs",
-    "belief",
-    "mental-models",
-    "mental-model",
-    "mental-model-create",
-    "mental-model-refresh",
-    "mental-model-delete",
-    "reflect",
-    "background",
-    "background-run",
-    "bank-update",
-    "audit-events",
-    "defense-rescans",
-    "defense-rescan-start",
-    "episode-release",
-    "bank-delete",
-    "triage",
-    "recommend",
-    "anomaly-decisions",
-    "churn-plays",
-    "churn-play",
-    "churn-interventions",
-    "churn-outcomes",
-    "review-items",
-    "lessons",
-    "export",
-    "import",
-]
+@dataclass
+class Case:
+    """How to call one route on the victim's bank, and what a permitted caller gets back."""
+
+    status: int
+    check: Callable[[SimpleNamespace, object], bool]
+    body: dict | None = None
+    kwargs: Callable[[SimpleNamespace], dict] = field(default=lambda victim: {})
+    query: str = ""
 
 
-@pytest.mark.parametrize("index", range(len(ROUTE_IDS)), ids=ROUTE_IDS)
-def test_anonymous_caller_gets_401(victim, index):
-    method, url, body, _ = routes(victim)[index]
-    response = call(APIClient(), method, url, body)
+def _ids(body) -> list[int]:
+    return [row["id"] for row in body["results"]]
+
+
+CASES: dict[str, Case] = {
+    "bank-detail:get": Case(200, lambda v, b: b["slug"] == v.bank.slug),
+    "bank-detail:patch": Case(200, lambda v, b: b["description"] == "changed", body={"description": "changed"}),
+    "bank-detail:delete": Case(
+        200,
+        lambda v, b: b["removed"]["episodes"] == v.episode_count and not Episode.objects.filter(bank=v.bank).exists(),
+    ),
+    "retain:post": Case(201, lambda v, b: b["created"] == 1, body={"items": [{"content": "new note"}]}),
+    "retain-batch:get": Case(
+        200,
+        lambda v, b: b["batch_id"] == v.batch_id and b["status"] == "done",
+        kwargs=lambda v: {"batch_id": v.batch_id},
+    ),
+    "recall:post": Case(
+        200,
+        lambda v, b: any(i["provenance"]["episode_ids"] == [v.episode_id] for i in b["items"]),
+        body={"query": "nightingale", "budget_tokens": 100},
+    ),
+    "episode-list:get": Case(200, lambda v, b: v.episode_id in _ids(b) and b["count"] == v.episode_count),
+    "episode-detail:get": Case(200, lambda v, b: b["content"] == SECRET, kwargs=lambda v: {"episode_id": v.episode_id}),
+    "episode-detail:delete": Case(
+        204,
+        lambda v, b: not Episode.objects.filter(pk=v.episode_id).exists(),
+        kwargs=lambda v: {"episode_id": v.episode_id},
+    ),
+    "episode-release:post": Case(
+        200, lambda v, b: b["id"] == v.episode_id, kwargs=lambda v: {"episode_id": v.episode_id}
+    ),
+    "fact-list:get": Case(
+        200, lambda v, b: b["count"] == 2 and all("NightingaleAlert" in r["subject"] for r in b["results"])
+    ),
+    "fact-detail:get": Case(
+        200,
+        lambda v, b: b["id"] == v.fact_id and "nightingale drill" in b["quote"],
+        kwargs=lambda v: {"fact_id": v.fact_id},
+    ),
+    "belief-list:get": Case(200, lambda v, b: _ids(b) == [v.belief_id]),
+    "belief-detail:get": Case(
+        200, lambda v, b: b["proof_count"] == 2 and len(b["evidence"]) == 2, kwargs=lambda v: {"belief_id": v.belief_id}
+    ),
+    "mental-model-list:get": Case(200, lambda v, b: [r["name"] for r in b["results"]] == ["nightingale"]),
+    "mental-model-list:post": Case(
+        201, lambda v, b: b["name"] == "second", body={"name": "second", "question": "what is benign?"}
+    ),
+    "mental-model-detail:get": Case(
+        200, lambda v, b: b["source_belief_ids"] == [v.belief_id], kwargs=lambda v: {"name": "nightingale"}
+    ),
+    "mental-model-detail:delete": Case(
+        204, lambda v, b: not MentalModel.objects.filter(bank=v.bank).exists(), kwargs=lambda v: {"name": "nightingale"}
+    ),
+    "mental-model-refresh:post": Case(
+        200, lambda v, b: b["status"] == "answered", kwargs=lambda v: {"name": "nightingale"}
+    ),
+    "reflect:post": Case(
+        200,
+        lambda v, b: b["supported"] and b["citations"][0]["belief_id"] == v.belief_id,
+        body={"question": "is NightingaleAlert benign?", "budget_tokens": 300},
+    ),
+    "background:get": Case(200, lambda v, b: b["beliefs"] == 1 and b["facts"] == 2),
+    "background:post": Case(202, lambda v, b: b["queued"] is True, body={}),
+    "defense-rescans:get": Case(200, lambda v, b: b["results"] == []),
+    "defense-rescans:post": Case(202, lambda v, b: b["total"] == v.episode_count),
+    "audit-event-list:get": Case(
+        200, lambda v, b: b["count"] == len(b["results"]) and all(r["target"] for r in b["results"])
+    ),  # fmt: skip
+    "review-item-list:get": Case(200, lambda v, b: _ids(b) == [v.review_item_id]),
+    "review-item-detail:get": Case(
+        200,
+        lambda v, b: b["id"] == v.review_item_id and b["kind"] == "distillation" and b["status"] == "pending",
+        kwargs=lambda v: {"item_id": v.review_item_id},
+    ),
+    "review-item-decide:post": Case(
+        200,
+        lambda v, b: b["status"] == "accepted" and ReviewItem.objects.get(pk=v.review_item_id).status == "accepted",
+        body={"comment": "agreed"},
+        kwargs=lambda v: {"item_id": v.review_item_id, "decision": "accept"},
+    ),
+    "anomaly-events:post": Case(
+        201,
+        lambda v, b: b["type"] == "alert" and Episode.objects.filter(pk=b["episode_id"], bank=v.bank).exists(),
+        body={
+            "type": "alert",
+            "occurred_at": "2026-01-20T09:00:00Z",
+            "signature": "NightingaleAlert",
+            "host": "db-1",
+            "value": 5,
+        },
+    ),  # fmt: skip
+    "anomaly-triage:post": Case(
+        200,
+        lambda v, b: b["decision"] == "investigate" and b["belief"]["proof_count"] == 2,
+        body={"signature": "NightingaleAlert", "host": "db-1"},
+    ),
+    "anomaly-decision-list:get": Case(200, lambda v, b: _ids(b) == [v.decision_id]),
+    "anomaly-decision-detail:get": Case(
+        200,
+        lambda v, b: b["id"] == v.decision_id and b["signature"] == "NightingaleAlert",
+        kwargs=lambda v: {"decision_id": v.decision_id},
+    ),
+    "churn-play-list:get": Case(200, lambda v, b: [p["name"] for p in b["results"]] == ["nightingale-call"]),
+    "churn-play-list:post": Case(
+        201,
+        lambda v, b: b["name"] == "second-play" and ChurnPlay.objects.filter(bank=v.bank, name="second-play").exists(),
+        body={"name": "second-play", "horizon_days": 90},
+    ),
+    "churn-play-detail:get": Case(
+        200, lambda v, b: b["horizon_days"] == 60, kwargs=lambda v: {"name": "nightingale-call"}
+    ),
+    "churn-play-detail:delete": Case(
+        204,
+        lambda v, b: not ChurnPlay.objects.filter(bank=v.bank, name="nightingale-call").exists(),
+        kwargs=lambda v: {"name": "nightingale-call"},
+    ),
+    "churn-interventions:get": Case(200, lambda v, b: _ids(b) == [v.intervention_id]),
+    "churn-interventions:post": Case(
+        201,
+        lambda v, b: b["created"] is True and Intervention.objects.filter(bank=v.bank, account="acct-2").exists(),
+        body={"account": "acct-2", "segment": "SMB", "play": "nightingale-call", "occurred_at": "2026-02-01T00:00:00Z"},
+    ),
+    "churn-intervention-detail:get": Case(
+        200,
+        lambda v, b: b["id"] == v.intervention_id and b["account"] == "acct-1",
+        kwargs=lambda v: {"intervention_id": v.intervention_id},
+    ),
+    "churn-outcomes:get": Case(200, lambda v, b: b["results"] == []),
+    "churn-outcomes:post": Case(
+        201,
+        lambda v, b: b["created"] is True and b["intervention_id"] == v.intervention_id,
+        body={"account": "acct-1", "result": "retained", "occurred_at": "2026-02-10T00:00:00Z", "event_id": "ev-1"},
+    ),
+    "churn-links:post": Case(
+        201,
+        lambda v, b: AccountLink.objects.filter(pk=b["id"], bank=v.bank, related_account="acct-9").exists(),
+        body={"account": "acct-1", "related_account": "acct-9", "relation": "parent"},
+    ),
+    "churn-score:post": Case(
+        200,
+        lambda v, b: b["scored"] == 1 and Intervention.objects.get(pk=v.intervention_id).outcome == "unknown",
+        body={"now": "2026-06-01T00:00:00Z"},
+    ),
+    "churn-recommend:post": Case(
+        200,
+        lambda v, b: [r["play"] for r in b["recommendations"]] == ["nightingale-call"] and b["account"] == "acct-1",
+        body={"account": "acct-1", "segment": "SMB"},
+    ),
+    "lessons:post": Case(
+        400,
+        lambda v, b: b["code"] == "lesson_without_evidence",
+        body={"lessons": [{"text": "l", "evidence_episode_ids": [0]}]},
+    ),
+    "bank-export:get": Case(
+        200,
+        lambda v, b: (
+            b[0]["type"] == "header"
+            and sum(r["type"] == "episode" for r in b) == v.episode_count
+            and any(r.get("content") == SECRET for r in b)
+        ),
+    ),
+    "bank-import:post": Case(
+        200,
+        lambda v, b: b["created"] == {"episode": 1},
+        body={"content": "imported note"},
+        query="?source_format=jsonl",
+    ),
+}
+
+ROUTES = bank_api_routes()
+PARAMS = [pytest.param(route, id=route.key) for route in ROUTES]
+
+
+def request(client, route: Route, victim, *, bank_slug: str | None = None):
+    case = CASES[route.key]
+    url = route.path(bank_slug=bank_slug or victim.bank.slug, **case.kwargs(victim)) + case.query
+    return call(client, route.method, url, case.body)
+
+
+def test_every_bank_route_has_a_case():
+    routes = {route.key for route in ROUTES}
+    assert len(routes) == len(ROUTES)
+    assert sorted(routes - set(CASES)) == [], "bank routes without an isolation case: add them to CASES"
+    assert sorted(set(CASES) - routes) == [], "cases for routes that no longer exist"
+
+
+def test_every_bank_route_and_page_takes_the_bank_slug_converter():
+    """One converter for a bank slug everywhere, so a malformed slug is refused the same way on every route."""
+    assert len(ROUTES) >= 47 and len(bank_page_routes()) >= 27
+    others = {r.pattern for r in ROUTES + bank_page_routes() if ("bank_slug", "bank_slug") not in r.converters}
+    assert others == set()
+
+
+@pytest.mark.parametrize("route", PARAMS)
+def test_anonymous_caller_gets_401(victim, route):
+    before = bank_snapshot(victim.bank)
+    response = request(APIClient(), route, victim)
     assert response.status_code == 401
     assert response.json()["code"] == "not_authenticated"
     assert "nightingale" not in response.content.decode()
+    assert bank_snapshot(victim.bank) == before
 
 
-@pytest.mark.parametrize("index", range(len(ROUTE_IDS)), ids=ROUTE_IDS)
-def test_other_tenant_cannot_reach_bank(victim, index):
+@pytest.mark.parametrize("route", PARAMS)
+def test_other_tenant_cannot_reach_bank(victim, route):
     intruder = make_caller()
-    method, url, body, _ = routes(victim)[index]
-    response = call(intruder.client, method, url, body)
-    assert response.status_code == 404
-    assert response.json() == {"code": "bank_not_found", "detail": "No such bank.", "extra": {}}
-    assert Episode.objects.filter(bank=victim.bank).count() == victim.episode_count
+    before = bank_snapshot(victim.bank)
+    response = request(intruder.client, route, victim)
+    missing = request(intruder.client, route, victim, bank_slug="no-such-bank")
+    assert response.status_code == missing.status_code == 404
+    assert response.json() == missing.json() == {"code": "bank_not_found", "detail": "No such bank.", "extra": {}}
+    assert bank_snapshot(victim.bank) == before
 
 
-@pytest.mark.parametrize("index", range(len(ROUTE_IDS)), ids=ROUTE_IDS)
-def test_other_tenant_with_same_bank_slug_sees_only_its_own_bank(victim, index):
+@pytest.mark.parametrize("route", PARAMS)
+def test_other_tenant_with_same_bank_slug_sees_only_its_own_bank(victim, route):
     intruder = make_caller(bank=BankFactory(slug=victim.bank.slug))
-    method, url, body, _ = routes(victim)[index]
-    response = call(intruder.client, method, url, body)
+    before = bank_snapshot(victim.bank)
+    response = request(intruder.client, route, victim)
     assert "nightingale" not in response.content.decode()
-    assert Episode.objects.filter(bank=victim.bank).count() == victim.episode_count
+    if response.status_code == 404:  # the slug names the intruder's own bank; only the victim's ids are unknown
+        assert response.json()["code"] != "bank_not_found"
+    assert bank_snapshot(victim.bank) == before
 
 
-@pytest.mark.parametrize("index", range(len(ROUTE_IDS)), ids=ROUTE_IDS)
-def test_bank_scoped_key_cannot_reach_a_sibling_bank(victim, index):
+@pytest.mark.parametrize("route", PARAMS)
+def test_bank_scoped_key_cannot_reach_a_sibling_bank(victim, route):
     sibling = BankFactory(tenant=victim.tenant)
     scoped = make_caller(bank=sibling, bank_scoped=True)
-    method, url, body, _ = routes(victim)[index]
-    response = call(scoped.client, method, url, body)
+    before = bank_snapshot(victim.bank)
+    response = request(scoped.client, route, victim)
     assert response.status_code == 404
-    assert response.json()["code"] == "bank_not_found"
+    assert response.json() == {"code": "bank_not_found", "detail": "No such bank.", "extra": {}}
+    assert bank_snapshot(victim.bank) == before
 
 
-PERMITTED_CHECKS = {
-    "bank": lambda victim, body: body["slug"] == victim.bank.slug,
-    "episodes": lambda victim, body: (
-        victim.episode_id in [row["id"] for row in body["results"]] and body["count"] == victim.episode_count
-    ),
-    "episode": lambda victim, body: body["content"] == "secret plan for project nightingale",
-    "batch": lambda victim, body: body["batch_id"] == victim.batch_id and body["status"] == "done",
-    "recall": lambda victim, body: any(i["provenance"]["episode_ids"] == [victim.episode_id] for i in body["items"]),
-    "retain": lambda victim, body: body["created"] == 1,
-    "delete": lambda victim, body: not Episode.objects.filter(pk=victim.episode_id).exists(),
-    "facts": lambda victim, body: (
-        body["count"] == 2 and all("NightingaleAlert" in r["subject"] for r in body["results"])
-    ),
-    "fact": lambda victim, body: body["id"] == victim.fact_id and "nightingale drill" in body["quote"],
-    "beliefs": lambda victim, body: [r["id"] for r in body["results"]] == [victim.belief_id],
-    "belief": lambda victim, body: body["proof_count"] == 2 and len(body["evidence"]) == 2,
-    "mental-models": lambda victim, body: [r["name"] for r in body["results"]] == ["nightingale"],
-    "mental-model": lambda victim, body: body["source_belief_ids"] == [victim.belief_id],
-    "mental-model-create": lambda victim, body: body["name"] == "second",
-    "mental-model-refresh": lambda victim, body: body["status"] == "answered",
-    "mental-model-delete": lambda victim, body: not MentalModel.objects.filter(bank=victim.bank).exists(),
-    "reflect": lambda victim, body: body["supported"] and body["citations"][0]["belief_id"] == victim.belief_id,
-    "background": lambda victim, body: body["beliefs"] == 1 and body["facts"] == 2,
-    "background-run": lambda victim, body: body["queued"] is True,
-    "bank-update": lambda victim, body: body["description"] == "changed",
-    "audit-events": lambda victim, body: body["count"] == 0,  # the fixture wrote through services, not the API
-    "defense-rescans": lambda victim, body: body["results"] == [],
-    "defense-rescan-start": lambda victim, body: body["total"] == victim.episode_count,
-    "episode-release": lambda victim, body: body["id"] == victim.episode_id,
-    "bank-delete": lambda victim, body: (
-        body["removed"]["episodes"] == victim.episode_count
-        and not Episode.objects.filter(pk=victim.episode_id).exists()
-    ),
-    "triage": lambda victim, body: body["decision"] == "investigate" and body["belief"]["proof_count"] == 2,
-    "recommend": lambda victim, body: (
-        [r["play"] for r in body["recommendations"]] == ["nightingale-call"] and body["account"] == "acct-1"
-    ),
-    "anomaly-decisions": lambda victim, body: body["results"] == [],
-    "churn-plays": lambda victim, body: [p["name"] for p in body["results"]] == ["nightingale-call"],
-    "churn-play": lambda victim, body: body["horizon_days"] == 60,
-    "churn-interventions": lambda victim, body: body["results"] == [],
-    "churn-outcomes": lambda victim, body: body["results"] == [],
-    "review-items": lambda victim, body: body["results"] == [],
-    "lessons": lambda victim, body: body["code"] == "lesson_without_evidence",
-    "export": lambda victim, body: (
-        body[0]["type"] == "header"
-        and sum(r["type"] == "episode" for r in body) == victim.episode_count
-        and any(r.get("content") == "secret plan for project nightingale" for r in body)
-    ),
-    "import": lambda victim, body: body["created"] == {"episode": 1},
-}
-
-
-@pytest.mark.parametrize("index", range(len(ROUTE_IDS)), ids=ROUTE_IDS)
-def test_permitted_key_reaches_the_bank(victim, index):
-    method, url, body, expected = routes(victim)[index]
-    response = call(victim.client, method, url, body)
-    assert response.status_code == expected
-    assert PERMITTED_CHECKS[ROUTE_IDS[index]](victim, response.json() if response.content else None)
+@pytest.mark.parametrize("route", PARAMS)
+def test_permitted_key_reaches_the_bank(victim, route):
+    case = CASES[route.key]
+    response = request(victim.client, route, victim)
+    assert response.status_code == case.status, response.content[:500]
+    assert case.check(victim, response.json() if response.content else None), response.content[:2000]
 
 
 def test_recall_returns_only_the_callers_bank(victim):
@@ -283,7 +388,7 @@ class TestSessionUsers:
         bank_access_grant(bank=victim.bank, user=user)
         client = self.login(user)
         recall = client.post(victim.url("recall"), {"query": "nightingale", "budget_tokens": 100}, format="json")
-        assert "secret plan for project nightingale" in [item["text"] for item in recall.json()["items"]]
+        assert SECRET in [item["text"] for item in recall.json()["items"]]
         response = client.post(victim.url("retain"), {"items": [{"content": "x"}]}, format="json")
         assert response.status_code == 403 and response.json()["code"] == "permission_denied"
         assert Episode.objects.filter(bank=victim.bank).count() == victim.episode_count
