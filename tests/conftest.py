@@ -15,6 +15,14 @@ from memoryhub.devservers import ensure_redis
 from tests.factories import BankFactory, TenantFactory
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--update-query-counts",
+        action="store_true",
+        help="write the measured SQL query counts to tests/query_counts.json instead of comparing (tests.helpers)",
+    )
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _local_redis():
     ensure_redis(settings.REDIS_URL, settings.DATA_DIR)
