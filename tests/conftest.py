@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 from django.conf import settings
-from rest_framework.test import APIClient
 
-from banks.models import ApiKey, Bank, Tenant
-from banks.services.api_keys import api_key_issue
-from beliefs.services.retain import RetainItem, retain
 from memoryhub.devservers import ensure_redis
-from tests.factories import BankFactory, TenantFactory
+from tests.helpers.callers import Caller, make_caller, retain_texts
+from tests.helpers.queues import forget_queue_state
+
+__all__ = ["Caller", "make_caller", "retain_texts", "forget_queue_state"]  # older imports from here keep working
 
 
 def pytest_addoption(parser):
@@ -27,17 +24,6 @@ def pytest_addoption(parser):
 def _local_redis():
     ensure_redis(settings.REDIS_URL, settings.DATA_DIR)
     forget_queue_state()
-
-
-def forget_queue_state() -> None:
-    """Drop coalescing markers and fair-share counters (an earlier run's bank ids may repeat in this one)."""
-    import redis
-
-    client = redis.Redis.from_url(settings.REDIS_URL)
-    for pattern in ("memoryhub:queued:*", "memoryhub:fair:*", "memoryhub:rate:*"):  # rate: tenant windows
-        keys = list(client.scan_iter(pattern))
-        if keys:
-            client.delete(*keys)
 
 
 @pytest.fixture(autouse=True)
@@ -60,28 +46,6 @@ def _close_recall_threads(django_db_setup, django_db_blocker):
     channel_runner().close_connections()
 
 
-@dataclass
-class Caller:
-    """A tenant with one bank and an API client authenticated by a tenant-wide key."""
-
-    tenant: Tenant
-    bank: Bank
-    api_key: ApiKey
-    raw_key: str
-    client: APIClient
-
-    def url(self, path: str = "", bank: Bank | None = None) -> str:
-        return f"/api/v1/banks/{(bank or self.bank).slug}/{path}"
-
-
-def make_caller(*, bank: Bank | None = None, bank_scoped: bool = False, scopes=("read", "write", "admin")) -> Caller:
-    bank = bank or BankFactory(tenant=TenantFactory())
-    issued = api_key_issue(tenant=bank.tenant, name="test", bank=bank if bank_scoped else None, scopes=list(scopes))
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {issued.raw_key}")
-    return Caller(tenant=bank.tenant, bank=bank, api_key=issued.api_key, raw_key=issued.raw_key, client=client)
-
-
 @pytest.fixture
 def caller(db) -> Caller:
     return make_caller()
@@ -91,11 +55,6 @@ def caller(db) -> Caller:
 def other_caller(db) -> Caller:
     """A second, unrelated tenant."""
     return make_caller()
-
-
-def retain_texts(bank: Bank, texts: list[str], **fields) -> list[int]:
-    result = retain(bank=bank, items=[RetainItem(content=text, **fields) for text in texts])
-    return [outcome.episode_id for outcome in result.outcomes]
 
 
 @pytest.fixture

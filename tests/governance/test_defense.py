@@ -142,7 +142,7 @@ def test_redaction_replaces_exactly_the_value(text, expected):
 def test_tightening_the_policy_redacts_stored_data_and_everything_derived(eager_tasks):
     from beliefs.models import Belief, DefenseRescan
     from tests.beliefs.consolidation_helpers import T0, days, remember
-    from tests.conftest import make_caller
+    from tests.helpers.callers import make_caller
 
     caller = make_caller()
     caller.bank.policy = {"defense": {"mode": "off"}}

@@ -12,7 +12,7 @@ import pytest
 from banks.models import Bank
 from beliefs.models import Episode, MentalModel, Play
 from reviews.models import ReviewItem
-from tests.conftest import make_caller, retain_texts
+from tests.helpers.callers import make_caller, retain_texts
 from workloads.models import ChurnPlay
 
 pytestmark = pytest.mark.django_db

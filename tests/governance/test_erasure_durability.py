@@ -12,8 +12,8 @@ from django.core.management import call_command
 from beliefs.models import Episode, ErasureRequest, Tombstone
 from beliefs.services.forget.tombstones import _legacy_hash, subject_folded, subject_hash, tombstone_key_rotate
 from beliefs.services.retain import RetainItem, retain
-from tests.conftest import make_caller
 from tests.governance.test_rls import request_role_connection
+from tests.helpers.callers import make_caller
 
 # The review's reproduction plus Unicode variants: fullwidth letters, a zero-width space, a no-break space.
 SPELLINGS = ["alice", "Alice", " ALICE", "ａｌｉｃｅ", "ali\u200bce", "Alice\u00a0", "ALICE \t"]

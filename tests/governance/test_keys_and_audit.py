@@ -12,7 +12,7 @@ from audit.models import AuditEvent
 from banks.models import ApiKey
 from banks.services.api_keys import api_key_issue
 from beliefs.models import Episode
-from tests.conftest import make_caller
+from tests.helpers.callers import make_caller
 
 pytestmark = pytest.mark.django_db
 

@@ -9,8 +9,8 @@ from beliefs.channels import keyword
 from beliefs.engine.types import RecallFilters
 from beliefs.services.retain import RetainItem, retain
 from memoryhub.tenancy import rls_bypass, set_request_tenant
-from tests.conftest import make_caller
 from tests.governance.test_rls import request_role_connection, scope_session
+from tests.helpers.callers import make_caller
 
 MATCH_SQL = "SELECT public.memoryhub_keyword_matches(%s, to_tsquery('simple', 'zanzibar'), 100)"
 CANDIDATES_SQL = (

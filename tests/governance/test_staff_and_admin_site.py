@@ -12,7 +12,7 @@ from banks.models import Membership
 from banks.services.api_keys import api_key_issue
 from beliefs.models import Episode
 from beliefs.services.retain import RetainItem, retain
-from tests.conftest import make_caller
+from tests.helpers.callers import make_caller
 
 pytestmark = pytest.mark.django_db
 

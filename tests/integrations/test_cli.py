@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from banks.models import ApiKey, Bank, Tenant
 from beliefs.models import Episode, ErasureRequest
 from mhctl.main import Context, cli
-from tests.conftest import make_caller
+from tests.helpers.callers import make_caller
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from asgiref.sync import async_to_sync
 from memoryhub_client import errors, models
 
 from tests.beliefs.consolidation_helpers import T0, days, dismissal, remember
-from tests.conftest import make_caller
+from tests.helpers.callers import make_caller
 
 
 def test_retain_recall_reflect_round_trip_with_typed_answers(hub, caller):

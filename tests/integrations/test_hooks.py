@@ -20,7 +20,7 @@ import pytest
 from beliefs.engine.rendering import RECALL_FENCE
 from beliefs.models import Episode
 from memoryhub.tokens import count_tokens
-from tests.conftest import make_caller, retain_texts
+from tests.helpers.callers import make_caller, retain_texts
 from tests.integrations.tcp_proxy import TcpProxy
 
 PAYLOADS = Path(__file__).parent / "hook_payloads"

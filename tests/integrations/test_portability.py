@@ -17,7 +17,7 @@ from portability.records import vector_encode
 from reviews.models import ReviewItem
 from reviews.services.decisions import review_item_decide
 from tests.beliefs.consolidation_helpers import T0, days, dismissal, incident, remember
-from tests.conftest import make_caller
+from tests.helpers.callers import make_caller
 from workloads.distill import lessons_submit
 
 QUERIES = [

@@ -17,7 +17,7 @@ from banks.models import Bank
 from beliefs.models import Episode
 from mhctl.main import Context, cli
 from mhctl.probe.commands import CHECK_NAMES
-from tests.conftest import make_caller
+from tests.helpers.callers import make_caller
 
 
 def probe(url: str, key_a: str, key_b: str, tmp_path, *checks: str) -> tuple[int, dict, str]:

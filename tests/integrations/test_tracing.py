@@ -17,7 +17,7 @@ from opentelemetry.trace import SpanKind
 
 from memoryhub import tracing
 from memoryhub.celery import app
-from tests.conftest import make_caller, retain_texts
+from tests.helpers.callers import make_caller, retain_texts
 
 
 def python(code: str, **env) -> str:

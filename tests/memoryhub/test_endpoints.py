@@ -77,7 +77,7 @@ def test_schema_declares_bearer_api_keys(client, db):
 
 def test_retained_episodes_are_counted_after_commit(db, django_capture_on_commit_callbacks, eager_tasks):
     from memoryhub import metrics
-    from tests.conftest import make_caller, retain_texts
+    from tests.helpers.callers import make_caller, retain_texts
 
     caller = make_caller()
     created = metrics.RETAINED.labels(status="created")._value.get()

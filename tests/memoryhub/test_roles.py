@@ -7,7 +7,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from beliefs.services.retain import RetainItem, retain
 from memoryhub.database import MAINTENANCE_ROLE, REQUEST_ROLE, database_settings
-from tests.conftest import make_caller
+from tests.helpers.callers import make_caller
 from tests.processes import run_django_snippet
 
 PRODUCTION_PROCESS = """

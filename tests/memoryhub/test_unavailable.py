@@ -12,7 +12,7 @@ from django.db import connection
 from beliefs.models import Episode, RetainBatch
 from beliefs.tasks import requeue_stalled_batches_task
 from memoryhub.devservers import ensure_redis
-from tests.conftest import make_caller
+from tests.helpers.callers import make_caller
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from django.test import Client
 
 from banks.models import Bank
 from banks.permissions import Role
-from tests.conftest import Caller, make_caller
+from tests.helpers.callers import Caller, make_caller
 from tests.web.builders import make_user
 
 NDJSON = "application/x-ndjson"

@@ -91,3 +91,7 @@ def build_ops_bank(*, suppressions: int = 1) -> OpsBank:
         session="s-1",
     )[0]  # fmt: skip
     return ops
+
+
+def bank_path(ops: OpsBank, path: str = "") -> str:
+    return f"/t/{ops.tenant.slug}/banks/{ops.bank.slug}/{path}"

@@ -28,7 +28,3 @@ def client_as(ops):
         return client
 
     return make
-
-
-def bank_path(ops: OpsBank, path: str = "") -> str:
-    return f"/t/{ops.tenant.slug}/banks/{ops.bank.slug}/{path}"

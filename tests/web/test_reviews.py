@@ -12,8 +12,7 @@ from banks.permissions import Role
 from beliefs.models import Belief, BeliefVersion, Evidence, Play
 from beliefs.services.recall import RecallOptions, recall
 from reviews.models import ReviewItem
-from tests.web.builders import BASE, build_ops_bank
-from tests.web.conftest import bank_path
+from tests.web.builders import BASE, bank_path, build_ops_bank
 from workloads.anomaly import triage
 
 

@@ -28,7 +28,7 @@ def test_invalid_slug_is_400(caller):
 
 
 def test_bank_scoped_key_cannot_create_banks(db):
-    from tests.conftest import make_caller
+    from tests.helpers.callers import make_caller
 
     scoped = make_caller(bank_scoped=True)
     response = scoped.client.post("/api/v1/banks/", {"slug": "sneaky"}, format="json")

@@ -12,7 +12,7 @@ import pytest
 
 from beliefs.models import Belief, Episode, ErasureRequest, Fact, RetainBatch
 from reviews.models import ReviewItem
-from tests.conftest import make_caller
+from tests.helpers.callers import make_caller
 from tests.helpers.populate import populate
 from tests.helpers.query_counts import OPTION, compare, count_queries, pinned
 from tests.helpers.routes import Route, all_routes

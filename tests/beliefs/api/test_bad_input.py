@@ -4,7 +4,7 @@ import pytest
 from django.test import override_settings
 
 from beliefs.models import Episode
-from tests.conftest import retain_texts
+from tests.helpers.callers import retain_texts
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 from django.utils.dateparse import parse_datetime
 
 from beliefs.models import Episode
-from tests.conftest import retain_texts
+from tests.helpers.callers import retain_texts
 
 
 def test_list_filters_and_paginates(caller, django_assert_max_num_queries):

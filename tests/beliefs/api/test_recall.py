@@ -4,7 +4,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from beliefs.models import Episode
-from tests.conftest import retain_texts
+from tests.helpers.callers import retain_texts
 
 PLANTED = [
     "The primary database db-01 ran out of disk space after the audit log grew to 900 GB.",

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import make_caller, retain_texts
+from tests.helpers.callers import make_caller, retain_texts
 
 HOSTILE = [
     "",

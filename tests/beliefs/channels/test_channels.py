@@ -11,7 +11,7 @@ from beliefs.engine.temporal import parse_time_ranges
 from beliefs.models import BankTerm, BankTextStats, Entity, Episode
 from beliefs.services.forget.episodes import episode_delete
 from memoryhub.embeddings import embed_query
-from tests.conftest import retain_texts
+from tests.helpers.callers import retain_texts
 
 
 def texts(bank, hits):

@@ -11,7 +11,7 @@ from beliefs.services.consolidate import consolidate
 from beliefs.services.extract import bank_extract
 from beliefs.services.retain import RetainItem, retain
 from tests.beliefs.consolidation_helpers import T0, alert, days, dismissal, incident, remember
-from tests.conftest import make_caller
+from tests.helpers.callers import make_caller
 
 pytestmark = pytest.mark.django_db
 

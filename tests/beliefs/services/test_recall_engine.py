@@ -7,7 +7,7 @@ from django.test import override_settings
 
 from beliefs.services.recall import RecallOptions, recall
 from memoryhub import metrics
-from tests.conftest import make_caller, retain_texts
+from tests.helpers.callers import make_caller, retain_texts
 
 CORPUS = [
     "Alert DiskLatencyHigh fired on db-01 during the nightly backup window.",

@@ -11,7 +11,7 @@ import pytest
 
 from beliefs.models import BankUsage
 from beliefs.services.llm_usage import usage_period
-from tests.conftest import make_caller, retain_texts
+from tests.helpers.callers import make_caller, retain_texts
 from tests.integrations.fake_openai import FakeOpenAI
 
 pytestmark = pytest.mark.django_db

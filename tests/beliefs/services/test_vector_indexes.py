@@ -21,7 +21,7 @@ from beliefs.services.vector_indexes import (
 )
 from memoryhub.embeddings import embed_query
 from memoryhub.tenancy import set_request_tenant
-from tests.conftest import make_caller, retain_texts
+from tests.helpers.callers import make_caller, retain_texts
 
 HOSTS = [f"db-{n:02d}" for n in range(1, 9)]
 SIGNALS = ["disk latency high", "replica lag", "cpu saturation", "queue backlog", "certificate expiry"]

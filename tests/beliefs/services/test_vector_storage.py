@@ -4,7 +4,7 @@ import pytest
 from django.db import connection
 
 from beliefs.models import Episode
-from tests.conftest import retain_texts
+from tests.helpers.callers import retain_texts
 
 
 def _inline(episode_id: int) -> bool:

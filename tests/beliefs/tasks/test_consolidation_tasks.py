@@ -13,7 +13,7 @@ from beliefs.tasks import decay_beliefs_task, resume_stalled_banks_task
 from memoryhub.celery import app
 from tests.beliefs.consolidation_helpers import T0, days, dismissal
 from tests.beliefs.tasks.test_worker import wait_for
-from tests.conftest import make_caller
+from tests.helpers.callers import make_caller
 
 
 @pytest.mark.celery_worker

@@ -13,7 +13,8 @@ from memoryhub.celery import app
 from memoryhub.queues import Queue, TaskName, queue_depths
 from tests.beliefs.consolidation_helpers import T0, days, dismissal
 from tests.beliefs.tasks.test_worker import wait_for
-from tests.conftest import forget_queue_state, make_caller
+from tests.helpers.callers import make_caller
+from tests.helpers.queues import forget_queue_state
 
 
 @pytest.fixture

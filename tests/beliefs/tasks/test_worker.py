@@ -11,7 +11,7 @@ from beliefs.models import Episode, RetainBatch
 from beliefs.services.retain import RetainItem, retain_async_submit
 from beliefs.tasks import requeue_stalled_batches_task
 from memoryhub.celery import app
-from tests.conftest import make_caller
+from tests.helpers.callers import make_caller
 
 
 def wait_for(predicate, timeout=60.0):

@@ -158,7 +158,7 @@ def test_accepted_lessons_are_recalled_as_plays_and_rejected_ones_are_not(caller
 def test_the_scheduled_task_scores_closed_horizons_in_every_bank(eager_tasks):
     from datetime import UTC, datetime
 
-    from tests.conftest import make_caller
+    from tests.helpers.callers import make_caller
     from workloads.tasks import score_interventions_task
 
     a, b = make_caller(), make_caller()

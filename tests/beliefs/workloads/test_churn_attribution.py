@@ -198,7 +198,7 @@ def test_the_outcome_api_names_interventions_and_refuses_bad_references(caller, 
 
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_reports_for_one_intervention_store_one_outcome():
-    from tests.conftest import make_caller
+    from tests.helpers.callers import make_caller
 
     caller = make_caller()
     intervention = offer(caller.bank, "acme", "training", 0, horizon_days=60)

@@ -1,0 +1,15 @@
+"""Redis state the queues keep between runs."""
+
+from __future__ import annotations
+
+import redis
+from django.conf import settings
+
+
+def forget_queue_state() -> None:
+    """Drop coalescing markers and fair-share counters (an earlier run's bank ids may repeat in this one)."""
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    for pattern in ("memoryhub:queued:*", "memoryhub:fair:*", "memoryhub:rate:*"):  # rate: tenant windows
+        keys = list(client.scan_iter(pattern))
+        if keys:
+            client.delete(*keys)
