@@ -11,7 +11,7 @@ export TOKENIZERS_PARALLELISM := false
 # Benchmarks and tests load numpy before memoryhub (which sets the same): one BLAS thread, no idle spinning.
 export OPENBLAS_NUM_THREADS := 1
 
-.PHONY: setup system-deps run test docs fuzz bench eval bench-scale bench-consolidation eval-defense eval-workloads bench-web chaos load lint stop clean client-models
+.PHONY: setup system-deps run test test-fast docs fuzz bench eval bench-scale bench-consolidation eval-defense eval-workloads bench-web chaos load lint stop clean client-models
 
 system-deps:
 	@if ! command -v redis-server >/dev/null 2>&1; then \
@@ -64,6 +64,13 @@ run: setup
 test: setup
 	$(PY) manage.py services
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# The inner loop: everything except the browser, the real Celery worker, fuzzing and the live-server suites
+# (Node client, doc snippets, MCP, hooks, probe). `make test` still runs everything.
+FAST_MARKERS := not browser and not celery_worker and not fuzz and not live_server
+test-fast: setup
+	$(PY) manage.py services
+	$(PY) -m pytest -m "$(FAST_MARKERS)" $(PYTEST_ARGS)
 
 bench: setup
 	$(PY) manage.py services

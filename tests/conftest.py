@@ -20,6 +20,16 @@ def pytest_addoption(parser):
     )
 
 
+def pytest_collection_modifyitems(items):
+    """Marks by cost, so ``make test-fast`` can leave them out: ``live_server`` on every test that serves the app
+    over HTTP (pytest-django's ``live_server``, browser tests aside), ``fuzz`` on the schema and recall fuzzers."""
+    for item in items:
+        if "live_server" in getattr(item, "fixturenames", ()) and not item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.live_server)
+        if item.path.parent.name == "fuzz" or item.path.stem.endswith("_fuzz"):
+            item.add_marker(pytest.mark.fuzz)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _local_redis():
     ensure_redis(settings.REDIS_URL, settings.DATA_DIR)
