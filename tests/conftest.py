@@ -1,12 +1,24 @@
-"""Shared fixtures. Tests run on the real embedded PostgreSQL+pgvector and a real Redis."""
+"""Shared fixtures (helpers they build on live in ``tests/helpers/``).
+
+Tests run on the real embedded PostgreSQL+pgvector and a real Redis.
+"""
 
 from __future__ import annotations
 
+import httpx
 import pytest
 from django.conf import settings
+from django.core.handlers.wsgi import WSGIHandler
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
+from django.test import Client
+from memoryhub_client import AsyncMemoryHub, MemoryHub
 
+from banks.permissions import Role
 from memoryhub.devservers import ensure_redis
+from tests.helpers.builders import OpsBank, build_ops_bank
 from tests.helpers.callers import Caller, make_caller, retain_texts
+from tests.helpers.clients import AsyncWSGITransport
 from tests.helpers.queues import forget_queue_state
 
 __all__ = ["Caller", "make_caller", "retain_texts", "forget_queue_state"]  # older imports from here keep working
@@ -88,3 +100,83 @@ def seeded_caller(caller) -> Caller:
     texts = [" ".join(rng.choice(words) for _ in range(rng.randint(2, 300))) + f" #{n}" for n in range(60)]
     retain_texts(caller.bank, texts)
     return caller
+
+
+# The Python client against the app in process (no network).
+
+
+@pytest.fixture
+def wsgi_app(db):
+    """Django's WSGI handler, without the per-request connection recycling that would end the test transaction."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield WSGIHandler()
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def sleeps() -> list[float]:
+    return []
+
+
+@pytest.fixture
+def hub_for(wsgi_app, sleeps):
+    """``hub_for(raw_key, **options)``: a sync client for a key, recording its retry waits instead of sleeping."""
+    clients = []
+
+    def make(raw_key: str, **options) -> MemoryHub:
+        hub = MemoryHub(
+            "http://testserver",
+            api_key=raw_key,
+            transport=httpx.WSGITransport(app=wsgi_app),
+            sleep=sleeps.append,
+            **options,
+        )
+        clients.append(hub)
+        return hub
+
+    yield make
+    for hub in clients:
+        hub.close()
+
+
+@pytest.fixture
+def hub(hub_for, caller) -> MemoryHub:
+    return hub_for(caller.raw_key)
+
+
+@pytest.fixture
+def async_hub(wsgi_app, caller, sleeps) -> AsyncMemoryHub:
+    """Drive it with ``async_to_sync(coroutine)()`` (see ``AsyncWSGITransport``)."""
+
+    async def record(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    return AsyncMemoryHub(
+        "http://testserver", api_key=caller.raw_key, transport=AsyncWSGITransport(wsgi_app), sleep=record
+    )
+
+
+# The dashboard: a bank with one person per role, and clients signed in as each.
+
+
+@pytest.fixture
+def ops(db) -> OpsBank:
+    return build_ops_bank()
+
+
+@pytest.fixture
+def client_as(ops):
+    """``client_as(Role.REVIEWER)``: a Django test client signed in as that person.
+
+    CSRF checks are off here so tests can post forms directly; every form's refusal without the token is tested
+    with ``Client(enforce_csrf_checks=True)`` (``tests/web/test_page_isolation.py``).
+    """
+
+    def make(role: Role) -> Client:
+        client = Client(enforce_csrf_checks=False)
+        client.force_login(ops.users[role])
+        return client
+
+    return make

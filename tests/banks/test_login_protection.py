@@ -24,7 +24,7 @@ from rest_framework.test import APIClient
 from banks.permissions import Role
 from banks.sessions import SEEN_AT, SIGNED_IN_AT
 from tests.factories import BankFactory, TenantFactory
-from tests.web.builders import make_user
+from tests.helpers.builders import make_user
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,8 +9,8 @@ import pytest
 from beliefs.models import Belief, Episode, Fact, MentalModel, RetainBatch
 from beliefs.services.mental_models import mental_model_create
 from beliefs.services.retain import RetainItem, retain
-from tests.beliefs.consolidation_helpers import T0, days, dismissal, remember
 from tests.helpers.callers import Caller, make_caller
+from tests.helpers.consolidation import T0, days, dismissal, remember
 from workloads.distill import lessons_submit
 
 

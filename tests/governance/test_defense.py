@@ -141,8 +141,8 @@ def test_redaction_replaces_exactly_the_value(text, expected):
 @pytest.mark.django_db(transaction=True)
 def test_tightening_the_policy_redacts_stored_data_and_everything_derived(eager_tasks):
     from beliefs.models import Belief, DefenseRescan
-    from tests.beliefs.consolidation_helpers import T0, days, remember
     from tests.helpers.callers import make_caller
+    from tests.helpers.consolidation import T0, days, remember
 
     caller = make_caller()
     caller.bank.policy = {"defense": {"mode": "off"}}

@@ -8,10 +8,10 @@ from django.db import connection
 from beliefs.models import Belief, Episode, ErasureRequest, MentalModel
 from beliefs.services.mental_models import mental_model_create
 from beliefs.services.retain import RetainItem, retain
-from tests.beliefs.consolidation_helpers import T0, days, dismissal, remember
 from tests.factories import BankFactory
 from tests.governance.helpers import columns_containing
 from tests.helpers.callers import make_caller
+from tests.helpers.consolidation import T0, days, dismissal, remember
 
 PLANTED = "Zorblatt7731"
 SUBJECT = "customer:zora"

@@ -10,9 +10,9 @@ from beliefs.models import Episode, ErasureRequest, MentalModel, RetainBatch
 from beliefs.services.forget.mentions import MentionMatcher
 from beliefs.services.mental_models import mental_model_create
 from beliefs.services.retain import RetainItem, retain_async_submit
-from tests.beliefs.consolidation_helpers import T0, days, remember
 from tests.governance.helpers import columns_containing
 from tests.helpers.callers import make_caller
+from tests.helpers.consolidation import T0, days, remember
 from workloads.distill import lessons_submit
 
 PLANTED = "Zorblatt7731"  # the subject's account handle, named as an identifier in the request

@@ -20,7 +20,7 @@ from banks.services.banks import bank_access_grant, membership_set
 from beliefs.models import Episode
 from reviews.models import ReviewItem
 from tests.factories import BankFactory, TenantFactory, UserFactory
-from tests.web.builders import BASE, build_ops_bank, make_user
+from tests.helpers.builders import BASE, build_ops_bank, make_user
 
 pytestmark = pytest.mark.django_db
 DISMISSAL = {"type": "dismissal", "occurred_at": "2026-11-02T03:00:00Z", "signature": "DiskLatencyHigh",

@@ -130,7 +130,7 @@ def acme(db, settings):
 
     from banks.permissions import Role
     from tests.factories import BankFactory, TenantFactory
-    from tests.web.builders import make_user
+    from tests.helpers.builders import make_user
 
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     tenant = TenantFactory(slug="acme")
@@ -214,7 +214,7 @@ def test_lowering_a_role_revokes_the_keys_issued_with_it(acme):
 
     from banks.permissions import Role
     from banks.services.banks import membership_set
-    from tests.web.builders import make_user
+    from tests.helpers.builders import make_user
 
     carol = make_user("carol", tenant=acme.tenant, bank=None, role=Role.TENANT_ADMIN)
     carols = client_for(api_key_issue(tenant=acme.tenant, name="carol's", created_by=carol, scopes=["admin"]).raw_key)

@@ -15,7 +15,7 @@ from django.contrib.auth.models import Permission
 from audit.models import AuditEvent
 from banks.models import ApiKey, Membership
 from memoryhub.celery import app
-from tests.processes import run_django_snippet
+from tests.helpers.processes import run_django_snippet
 
 PRODUCTION_FLOWS = """
 import json, os, re, django

@@ -14,8 +14,8 @@ from beliefs.models import Belief, Episode
 from beliefs.services.retain import RetainItem, retain
 from beliefs.tasks import extract_bank_task
 from memoryhub.tenancy import _apply, request_role, set_request_tenant, tenant_scope, tenant_token
-from tests.beliefs.consolidation_helpers import T0, days, dismissal, remember
 from tests.helpers.callers import make_caller
+from tests.helpers.consolidation import T0, days, dismissal, remember
 
 MAINTENANCE_ROLE = settings.DATABASE_ROLES["maintenance"]["USER"]
 # Tenant catalogue tables: needed to authenticate and resolve a bank before any tenant is known; no memory content.

@@ -12,7 +12,7 @@ from beliefs.services.consolidate import consolidate
 from beliefs.services.extract import bank_extract
 from beliefs.services.retain import RetainItem, retain
 from memoryhub.tokens import count_tokens
-from tests.beliefs.consolidation_helpers import T0, days
+from tests.helpers.consolidation import T0, days
 
 CORPUS = json.loads((Path(__file__).parent / "injection_corpus.json").read_text())
 

@@ -8,8 +8,8 @@ import pytest
 from asgiref.sync import async_to_sync
 from memoryhub_client import errors, models
 
-from tests.beliefs.consolidation_helpers import T0, days, dismissal, remember
 from tests.helpers.callers import make_caller
+from tests.helpers.consolidation import T0, days, dismissal, remember
 
 
 def test_retain_recall_reflect_round_trip_with_typed_answers(hub, caller):

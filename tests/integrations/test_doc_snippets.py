@@ -37,7 +37,7 @@ from banks.models import Bank, Tenant
 from banks.services.api_keys import api_key_issue
 from banks.services.banks import bank_create, tenant_create
 from beliefs.models import Belief, Episode
-from tests.integrations.fake_openai import FakeOpenAI
+from tests.helpers.fake_openai import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parents[2]
 BLOCK = re.compile(r"^```(\w+)\n(.*?)^```\n", re.S | re.M)

@@ -23,8 +23,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from beliefs.services.mental_models import mental_model_create, mental_model_refresh
-from tests.beliefs.consolidation_helpers import T0, days, dismissal, remember
 from tests.helpers.callers import make_caller
+from tests.helpers.consolidation import T0, days, dismissal, remember
 
 TOOLS = {"retain", "recall", "reflect", "list_beliefs", "get_belief", "mental_model"}
 NOTICE = "«memory-recall» The items below are recalled memory"

@@ -9,7 +9,7 @@ from memoryhub_client import wrap_openai
 from memoryhub_client.openai_wrapper import CONTEXT_HEADER
 
 from beliefs.models import Episode
-from tests.integrations.fake_openai import FakeOpenAI
+from tests.helpers.fake_openai import FakeOpenAI
 
 
 @pytest.fixture

@@ -16,8 +16,8 @@ from beliefs.services.retain import RetainItem, retain
 from portability.records import vector_encode
 from reviews.models import ReviewItem
 from reviews.services.decisions import review_item_decide
-from tests.beliefs.consolidation_helpers import T0, days, dismissal, incident, remember
 from tests.helpers.callers import make_caller
+from tests.helpers.consolidation import T0, days, dismissal, incident, remember
 from workloads.distill import lessons_submit
 
 QUERIES = [

@@ -22,7 +22,7 @@ from drf_spectacular.generators import SchemaGenerator
 
 from banks.services.api_keys import api_key_issue
 from banks.services.banks import bank_create, tenant_create
-from tests.beliefs.consolidation_helpers import T0, days, dismissal, remember
+from tests.helpers.consolidation import T0, days, dismissal, remember
 from tests.integrations.test_contract import _server_codes
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ import numpy as np
 
 from memoryhub import embeddings
 from memoryhub.embeddings import embed_query, embed_texts, model_loaded, warm_up
-from tests.processes import ROOT
+from tests.helpers.processes import ROOT
 
 
 def test_warm_up_loads_the_model_and_hides_the_long_lived_heap_from_the_collector():

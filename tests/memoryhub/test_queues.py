@@ -13,7 +13,7 @@ from beliefs.services.retain import RetainItem, retain
 from memoryhub.celery import app
 from memoryhub.queues import TaskName, UnknownTask, enqueue, enqueue_on_commit
 from tests.helpers.callers import make_caller
-from tests.processes import run_django_snippet
+from tests.helpers.processes import run_django_snippet
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,7 +8,7 @@ from django.core.exceptions import ImproperlyConfigured
 from beliefs.services.retain import RetainItem, retain
 from memoryhub.database import MAINTENANCE_ROLE, REQUEST_ROLE, database_settings
 from tests.helpers.callers import make_caller
-from tests.processes import run_django_snippet
+from tests.helpers.processes import run_django_snippet
 
 PRODUCTION_PROCESS = """
 import json, re, django

@@ -9,8 +9,8 @@ from django.test import Client
 
 from banks.models import Bank
 from banks.permissions import Role
+from tests.helpers.builders import make_user
 from tests.helpers.callers import Caller, make_caller
-from tests.web.builders import make_user
 
 NDJSON = "application/x-ndjson"
 

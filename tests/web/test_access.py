@@ -12,7 +12,7 @@ from banks.permissions import Role, bank_roles, role_from_codenames
 from beliefs.models import Belief, Episode
 from reviews.models import ReviewItem
 from tests.factories import BankFactory
-from tests.web.builders import BASE, PASSWORD, bank_path, build_ops_bank, make_user, prove_benign, suppress
+from tests.helpers.builders import BASE, PASSWORD, bank_path, build_ops_bank, make_user, prove_benign, suppress
 
 BANK_PAGES = ["", "beliefs/", "episodes/", "recall/", "mental-models/", "reviews/"]
 

@@ -13,7 +13,7 @@ from audit.services import audit_record
 from banks.models import ApiKey, Membership
 from banks.permissions import Role, bank_roles
 from beliefs.models import DefenseRescan, ErasureRequest
-from tests.web.builders import bank_path, build_ops_bank, make_user
+from tests.helpers.builders import bank_path, build_ops_bank, make_user
 
 
 def tenant_path(ops, path: str = "") -> str:

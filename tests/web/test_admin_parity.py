@@ -9,7 +9,7 @@ from audit.models import AuditEvent
 from banks.models import ApiKey
 from banks.permissions import Role
 from beliefs.models import DefenseRescan, ErasureRequest
-from tests.web.builders import bank_path
+from tests.helpers.builders import bank_path
 
 VOLATILE = {"id", "created_at", "request_id"}
 

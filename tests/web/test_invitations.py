@@ -11,7 +11,7 @@ from django.test import Client
 from audit.models import AuditEvent
 from banks.models import Invitation, Membership, PasswordChangeRequired
 from banks.permissions import Role
-from tests.web.builders import bank_path
+from tests.helpers.builders import bank_path
 
 LINK = re.compile(r'<code id="invitation-link">([^<]+)</code>')
 STRONG = "quiet-lantern-meadow-73"

@@ -24,9 +24,9 @@ from beliefs.services.forget.subjects import erasure_request_create
 from beliefs.services.mental_models import mental_model_create
 from reviews.models import ReviewItem
 from tests.factories import BankFactory, TenantFactory
+from tests.helpers.builders import BASE, build_ops_bank, make_user
 from tests.helpers.routes import Route, all_routes
 from tests.helpers.snapshot import tenant_snapshot
-from tests.web.builders import BASE, build_ops_bank, make_user
 from workloads.churn import intervention_record, play_upsert
 
 ESCAPED = "&lt;script&gt;alert(&quot;xss&quot;)&lt;/script&gt;"

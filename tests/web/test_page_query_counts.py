@@ -22,7 +22,7 @@ from tests.factories import BankFactory, TenantFactory
 from tests.helpers.populate import populate
 from tests.helpers.query_counts import OPTION, compare, count_queries, pinned
 from tests.helpers.routes import Route, all_routes
-from tests.web.builders import make_user
+from tests.helpers.builders import make_user
 
 ROUTES = [route for route in all_routes() if route.pattern.startswith(("/t/", "/staff/")) and route.method == "get"]
 

@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 
 from banks.permissions import Role
 from beliefs.models import Belief, Evidence
-from tests.web.builders import BASE, bank_path, prove_benign, suppress
+from tests.helpers.builders import BASE, bank_path, prove_benign, suppress
 
 # Page → its queries: 9 for every page (session, user, membership, two role reads, banks, tenants, the RLS
 # scope with its savepoint pair here inside the test transaction, pending-review badge), then the page's own.

@@ -12,7 +12,7 @@ from banks.permissions import Role
 from beliefs.models import Belief, BeliefVersion, Evidence, Play
 from beliefs.services.recall import RecallOptions, recall
 from reviews.models import ReviewItem
-from tests.web.builders import BASE, bank_path, build_ops_bank
+from tests.helpers.builders import BASE, bank_path, build_ops_bank
 from workloads.anomaly import triage
 
 

@@ -19,9 +19,9 @@ from banks.services.banks import bank_access_grant, membership_set
 from beliefs.models import Belief, Episode, Fact, MentalModel, RetainBatch
 from beliefs.services.mental_models import mental_model_create
 from reviews.models import ReviewItem
-from tests.beliefs.consolidation_helpers import T0, days, dismissal, remember
 from tests.factories import BankFactory, UserFactory
 from tests.helpers.callers import make_caller, retain_texts
+from tests.helpers.consolidation import T0, days, dismissal, remember
 from tests.helpers.routes import Route, bank_api_routes, bank_page_routes
 from tests.helpers.snapshot import bank_snapshot
 from workloads.anomaly import triage

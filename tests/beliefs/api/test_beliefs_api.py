@@ -6,7 +6,7 @@ import pytest
 
 from beliefs.models import Belief, Fact, MentalModel
 from beliefs.services.retain import RetainItem
-from tests.beliefs.consolidation_helpers import T0, alert, days, dismissal, incident, remember
+from tests.helpers.consolidation import T0, alert, days, dismissal, incident, remember
 from tests.helpers.spies import forbid
 
 pytestmark = pytest.mark.django_db

@@ -140,7 +140,7 @@ def test_bank_without_llm_extract_never_calls_the_llm(fake_llm, caller):
 
 
 def test_reflect_uses_the_llm_for_wording_but_keeps_citations(fake_llm, caller):
-    from tests.beliefs.consolidation_helpers import T0, days, dismissal, remember
+    from tests.helpers.consolidation import T0, days, dismissal, remember
 
     caller.bank.policy = {"llm": {"reflect": True}}
     caller.bank.save()

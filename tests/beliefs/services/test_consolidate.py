@@ -10,8 +10,8 @@ from beliefs.models import Belief, BeliefVersion, Evidence, Fact
 from beliefs.services.consolidate import consolidate
 from beliefs.services.extract import bank_extract
 from beliefs.services.retain import RetainItem, retain
-from tests.beliefs.consolidation_helpers import T0, alert, days, dismissal, incident, remember
 from tests.helpers.callers import make_caller
+from tests.helpers.consolidation import T0, alert, days, dismissal, incident, remember
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ from beliefs.models import Belief, BeliefVersion
 from beliefs.services.consolidate import consolidate
 from beliefs.services.decay import beliefs_decay
 from beliefs.services.retain import RetainItem
-from tests.beliefs.consolidation_helpers import T0, days, dismissal, remember
+from tests.helpers.consolidation import T0, days, dismissal, remember
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ import pytest
 from beliefs.models import BankUsage
 from beliefs.services.llm_usage import usage_period
 from tests.helpers.callers import make_caller, retain_texts
-from tests.integrations.fake_openai import FakeOpenAI
+from tests.helpers.fake_openai import FakeOpenAI
 
 pytestmark = pytest.mark.django_db
 

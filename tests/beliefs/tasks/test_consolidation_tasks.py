@@ -11,9 +11,9 @@ from beliefs.services.mental_models import mental_model_create
 from beliefs.services.retain import retain
 from beliefs.tasks import decay_beliefs_task, resume_stalled_banks_task
 from memoryhub.celery import app
-from tests.beliefs.consolidation_helpers import T0, days, dismissal
 from tests.beliefs.tasks.test_worker import wait_for
 from tests.helpers.callers import make_caller
+from tests.helpers.consolidation import T0, days, dismissal
 
 
 @pytest.mark.celery_worker

@@ -11,9 +11,9 @@ from beliefs.services.forget.subjects import erasure_request_create
 from beliefs.services.retain import RetainItem, retain, retain_async_submit
 from memoryhub.celery import app
 from memoryhub.queues import Queue, TaskName, queue_depths
-from tests.beliefs.consolidation_helpers import T0, days, dismissal
 from tests.beliefs.tasks.test_worker import wait_for
 from tests.helpers.callers import make_caller
+from tests.helpers.consolidation import T0, days, dismissal
 from tests.helpers.queues import forget_queue_state
 
 

@@ -4,7 +4,7 @@ import pytest
 
 from beliefs.models import Belief
 from reviews.models import ReviewItem
-from tests.beliefs.consolidation_helpers import T0, days
+from tests.helpers.consolidation import T0, days
 from workloads.anomaly import anomaly_event_record, triage
 from workloads.models import TriageDecision
 

@@ -7,7 +7,7 @@ from beliefs.models import Belief, Episode, Evidence
 from beliefs.services.consolidate import consolidate
 from beliefs.services.extract import bank_extract
 from reviews.services.decisions import review_item_decide
-from tests.beliefs.consolidation_helpers import T0, days
+from tests.helpers.consolidation import T0, days
 from workloads.anomaly import anomaly_event_record, triage
 from workloads.models import TriageDecision
 

@@ -4,7 +4,7 @@ import pytest
 
 from beliefs.models import Belief, Play
 from reviews.models import ReviewItem
-from tests.beliefs.consolidation_helpers import T0, days
+from tests.helpers.consolidation import T0, days
 from workloads.churn import account_link, intervention_record, interventions_score, outcome_record, recommend
 from workloads.models import Intervention
 

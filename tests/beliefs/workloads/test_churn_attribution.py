@@ -7,7 +7,7 @@ from django.db import connection
 
 from beliefs.models import Belief
 from memoryhub.exceptions import InterventionAlreadyScored
-from tests.beliefs.consolidation_helpers import T0, days
+from tests.helpers.consolidation import T0, days
 from workloads.churn import (
     account_link,
     intervention_record,

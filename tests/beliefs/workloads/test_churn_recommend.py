@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.beliefs.consolidation_helpers import T0, days
+from tests.helpers.consolidation import T0, days
 from workloads.churn import (
     account_link,
     intervention_record,

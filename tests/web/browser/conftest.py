@@ -119,6 +119,6 @@ def sign_in(page, username: str, password: str) -> None:
 @pytest.fixture
 def site(transactional_db, live_server, eager_tasks):
     """The ops bank (one person per role, pending suppressions and a lesson) committed for the live server."""
-    from tests.web.builders import build_ops_bank
+    from tests.helpers.builders import build_ops_bank
 
     return build_ops_bank(suppressions=3)

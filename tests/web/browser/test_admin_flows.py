@@ -10,8 +10,8 @@ from audit.services import audit_record
 from banks.models import ApiKey
 from banks.permissions import Role
 from beliefs.models import ErasureRequest
+from tests.helpers.builders import PASSWORD
 from tests.web.browser.conftest import shoot, sign_in
-from tests.web.builders import PASSWORD
 
 
 def test_an_admin_issues_a_key_sees_it_once_files_an_erasure_and_reads_its_receipt(page, site, watch):

@@ -9,8 +9,8 @@ from playwright.sync_api import expect
 from banks.permissions import Role
 from beliefs.models import Belief, Play
 from reviews.models import ReviewItem
+from tests.helpers.builders import PASSWORD
 from tests.web.browser.conftest import shoot, sign_in
-from tests.web.builders import PASSWORD
 
 
 def _bank(site) -> str:
@@ -99,7 +99,7 @@ def test_bulk_accept_two_suppressions_with_the_keyboard(page, site):
 
 
 def test_a_viewer_is_refused_a_reviewer_action_and_another_tenant_sees_nothing(new_page, site, db):
-    from tests.web.builders import build_ops_bank
+    from tests.helpers.builders import build_ops_bank
 
     page = new_page()
     sign_in(page, site.users[Role.VIEWER].username, PASSWORD)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from banks.permissions import Role
+from tests.helpers.builders import PASSWORD
 from tests.web.browser.conftest import shoot, sign_in
-from tests.web.builders import PASSWORD
 
 PAGES = [
     ("12-episode-list", "episodes/", "Episodes"),

@@ -10,8 +10,8 @@ from playwright.sync_api import expect
 
 from banks.models import Membership
 from banks.permissions import Role
+from tests.helpers.builders import PASSWORD
 from tests.web.browser.conftest import shoot, sign_in
-from tests.web.builders import PASSWORD
 
 STRONG = "amber-orchard-lighthouse-58"
 

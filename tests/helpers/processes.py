@@ -10,7 +10,7 @@ from pathlib import Path
 
 from django.db import connection
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_django_snippet(code: str, **env: str):
