@@ -1,7 +1,7 @@
 """Fill a bank with ``n`` of everything a list shows, through the real services, to count queries at two sizes.
 
-``populate(bank, n)`` is cumulative: call it with 2, measure, call it with 5, measure again. Each call tops
-every kind of row up to ``n`` (episodes, facts and beliefs with ``n`` pieces of evidence each, mental models,
+``populate(bank, n)`` is cumulative: call it with 2, measure, call it with 20, measure again. Each call tops
+every kind of row up to ``n`` (episodes, facts and beliefs with ``min(n, 3)`` pieces of evidence each, mental models,
 triage decisions and suppressions, lessons, churn plays, interventions, outcomes and links, audit events,
 Memory Defense re-scans, erasure requests, API keys, banks and people with roles), so a list or page that
 runs one query per row shows it as a count that grows.
@@ -25,6 +25,7 @@ from beliefs.services.extract import bank_extract
 from beliefs.services.forget.subjects import erasure_request_create
 from beliefs.services.mental_models import mental_model_create, mental_models_refresh
 from beliefs.services.retain import RetainItem, retain
+from reviews.services.decisions import review_item_decide
 from tests.factories import BankFactory
 from workloads.anomaly import triage
 from workloads.churn import account_link, intervention_record, outcome_record, play_upsert
@@ -32,6 +33,7 @@ from workloads.distill import lessons_submit
 from workloads.models import AccountLink, ChurnPlay, Intervention, TriageDecision
 
 BASE = datetime(2026, 3, 2, 2, 0, tzinfo=UTC)
+EVIDENCE = 3  # dismissals per signature at most: n * n episodes would make the large size slow for nothing
 
 
 def populate(bank: Bank, n: int) -> None:
@@ -45,17 +47,27 @@ def populate(bank: Bank, n: int) -> None:
     for i in range(have, n):
         mental_model_create(bank=bank, name=f"model-{i}", question=f"Which alerts are benign ({i})?",
                             belief_filter={"object": "benign"}, actor="user:populate")  # fmt: skip
-    have = TriageDecision.objects.filter(bank=bank).count()
-    for i in range(have, n):  # proven signatures (suppressed once proven enough, with a review item) and unknown ones
-        signature, host = (f"Sig{i}", f"host-{i}") if i % 2 == 0 else ("Unknown", "host-x")
-        triage(bank=bank, signature=signature, host=host, value=400 + i, now=BASE + timedelta(days=60, hours=i),
-               actor="user:populate")  # fmt: skip
+    for proven in (True, False):  # n proven signatures (suppressed, each with a review item), n unknown ones
+        decisions = TriageDecision.objects.filter(bank=bank)
+        have = (decisions.filter if proven else decisions.exclude)(signature__startswith="Sig").count()
+        for i in range(have, n):
+            signature, host = (f"Sig{i}", f"host-{i}") if proven else (f"Unknown{i}", "host-x")
+            at = BASE + timedelta(days=60, hours=i, minutes=0 if proven else 30)
+            triage(bank=bank, signature=signature, host=host, value=400 + i, now=at, actor="user:populate")
     _churn(bank, n)
-    lessons = bank.review_items.filter(kind="distillation").count()
+    lessons = bank.review_items.filter(kind="distillation", status="pending").count()
     evidence = list(bank.episodes.order_by("id").values_list("id", flat=True)[:1])
     if lessons < n:
         lessons_submit(bank=bank, lessons=[{"text": f"Lesson {i}: call first", "play": "win-back", "segment": "SMB",
                                              "evidence_episode_ids": evidence} for i in range(lessons, n)])  # fmt: skip
+    decided = bank.review_items.filter(kind="distillation").exclude(status="pending").count()
+    if decided < n:  # decided items too (the queue's "decided" view): lessons rejected with a reason
+        extra = lessons_submit(bank=bank, lessons=[{"text": f"Lesson {i}: discount first", "play": "discount",
+                                                    "segment": "SMB", "evidence_episode_ids": evidence}
+                                                   for i in range(decided, n)])  # fmt: skip
+        for item in extra:
+            review_item_decide(bank=bank, item_id=item.pk, decision="reject", comment="not proven",
+                               actor="user:populate")  # fmt: skip
     have = DefenseRescan.objects.filter(bank=bank).count()
     for _ in range(have, n):
         defense_rescan_start(bank=bank, actor="user:populate")
@@ -76,10 +88,11 @@ def populate(bank: Bank, n: int) -> None:
 
 
 def _beliefs(bank: Bank, n: int) -> None:
-    """Signatures ``Sig0..Sig{n-1}``, each proven benign by ``n`` analyst dismissals on its host (one belief each)."""
+    """Signatures ``Sig0..Sig{n-1}``, each proven benign by ``min(n, 3)`` analyst dismissals on its host (one belief
+    each): 2 pieces of evidence at the small size, 3 at the large one, so per-evidence queries show too."""
     items: list[RetainItem] = []
     for s in range(n):
-        for d in range(n):
+        for d in range(min(n, EVIDENCE)):
             key = f"populated:{s}:{d}"
             if bank.episodes.filter(metadata__populated=key).exists():
                 continue

@@ -1,7 +1,7 @@
 """Pinned SQL query counts per route (``tests/query_counts.json``), measured at two data sizes.
 
 A list or page that runs one query per row costs more queries with more rows; the tests measure
-every route with 2 and then 5 rows of everything (``tests.helpers.populate``), require the same
+every route with ``SMALL`` (2) and then ``LARGE`` (20) rows of everything (``tests.helpers.populate``), require the same
 count at both sizes, and compare it with the pinned one. After a deliberate change, regenerate
 the pins with ``pytest --update-query-counts tests/banks/api/test_query_counts.py
 tests/web/test_page_query_counts.py`` and review the diff.
@@ -17,10 +17,11 @@ from django.test.utils import CaptureQueriesContext
 
 PATH = Path(__file__).resolve().parent.parent / "query_counts.json"
 OPTION = "--update-query-counts"
+SMALL, LARGE = 2, 20
 
 
 def pinned(section: str) -> dict[str, int]:
-    return json.loads(PATH.read_text())[section] if PATH.exists() else {}
+    return json.loads(PATH.read_text()).get(section, {}) if PATH.exists() else {}
 
 
 def pin(section: str, counts: dict[str, int]) -> None:
@@ -42,7 +43,7 @@ def count_queries(call) -> int:
 def compare(section: str, small: dict[str, int], large: dict[str, int], *, update: bool) -> None:
     """Fail on any route whose count grew with the data, then on any that differs from its pin (or pin them)."""
     grew = {key: (small[key], large[key]) for key in small if small[key] != large[key]}
-    assert not grew, f"query count grows with the rows (N+1), 2 rows vs 5: {grew}"
+    assert not grew, f"query count grows with the rows (N+1), {SMALL} rows vs {LARGE}: {grew}"
     if update:
         pin(section, large)
         return

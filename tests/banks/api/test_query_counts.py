@@ -1,4 +1,4 @@
-"""Every GET route of the API costs a pinned number of SQL queries, the same with 2 rows of everything as with 5.
+"""Every GET route of the API costs a pinned number of SQL queries, the same with 2 rows of everything as with 20.
 
 Routes come from the URL resolver; pins live in ``tests/query_counts.json`` (section ``api``), regenerated
 with ``pytest --update-query-counts`` (``tests.helpers.query_counts``).
@@ -14,7 +14,7 @@ from beliefs.models import Belief, Episode, ErasureRequest, Fact, RetainBatch
 from reviews.models import ReviewItem
 from tests.helpers.callers import make_caller
 from tests.helpers.populate import populate
-from tests.helpers.query_counts import OPTION, compare, count_queries, pinned
+from tests.helpers.query_counts import LARGE, OPTION, SMALL, compare, count_queries, pinned
 from tests.helpers.routes import Route, all_routes
 from workloads.models import Intervention, TriageDecision
 
@@ -64,8 +64,8 @@ def test_every_get_route_has_a_pinned_query_count(request):
 
 def test_get_routes_cost_the_pinned_queries_at_two_sizes(db, request):
     caller = make_caller()
-    populate(caller.bank, 2)
-    small = measure(caller.client, caller.bank, rows=2)
-    populate(caller.bank, 5)
-    large = measure(caller.client, caller.bank, rows=5)
+    populate(caller.bank, SMALL)
+    small = measure(caller.client, caller.bank, rows=SMALL)
+    populate(caller.bank, LARGE)
+    large = measure(caller.client, caller.bank, rows=LARGE)
     compare("api", small, large, update=request.config.getoption(OPTION))
