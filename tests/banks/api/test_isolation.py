@@ -30,6 +30,9 @@ from workloads.distill import lessons_submit
 from workloads.models import AccountLink, ChurnPlay, Intervention
 
 SECRET = "secret plan for project nightingale"
+#: Stored only in the victim's bank, never sent by a case's request (bodies name "nightingale" things, and a route
+#: may echo them back for the intruder's own bank).
+VICTIM_ONLY = (SECRET, "nightingale drill", "which nightingale alerts are benign?", "call nightingale accounts first")
 
 
 @pytest.fixture
@@ -302,7 +305,7 @@ def test_other_tenant_with_same_bank_slug_sees_only_its_own_bank(victim, route):
     intruder = make_caller(bank=BankFactory(slug=victim.bank.slug))
     before = bank_snapshot(victim.bank)
     response = request(intruder.client, route, victim)
-    assert "nightingale" not in response.content.decode()
+    assert [text for text in VICTIM_ONLY if text.lower() in response.content.decode().lower()] == []
     if response.status_code == 404:  # the slug names the intruder's own bank; only the victim's ids are unknown
         assert response.json()["code"] != "bank_not_found"
     assert bank_snapshot(victim.bank) == before
