@@ -113,7 +113,7 @@ def _beliefs(bank: Bank, n: int) -> None:
         bank_extract(bank=bank)
         from beliefs.services.consolidate import consolidate
 
-        consolidate(bank=bank, now=BASE + timedelta(days=7 * n + 1))
+        consolidate(bank=bank, now=BASE + timedelta(days=7 * EVIDENCE + 1))  # the same day at every size: no decay
 
 
 def _churn(bank: Bank, n: int) -> None:
