@@ -17,16 +17,20 @@ from pathlib import Path
 CORPORA = Path(__file__).resolve().parent / "corpora"
 SECRETS = CORPORA / "holdout_defense.json"
 INJECTIONS = CORPORA / "holdout_injection.json"
+# The second fresh draw (``corpora/build_fresh.py``): other sources and templates, measured once before any change
+# informed by it; pinned by ``fresh.sha256``.
+FRESH_SECRETS = CORPORA / "fresh_defense.json"
+FRESH_INJECTIONS = CORPORA / "fresh_injection.json"
 NEGATIVE_GROUPS = ("placeholder", "env_reference", "public_material", "lookalike")
 
 
-def corpus_digests() -> dict[str, str]:
-    """sha256 of each corpus file, as pinned in ``holdout.sha256``."""
-    return {path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in (SECRETS, INJECTIONS)}
+def corpus_digests(paths=(SECRETS, INJECTIONS)) -> dict[str, str]:
+    """sha256 of each corpus file, as pinned in ``holdout.sha256`` (or ``fresh.sha256``)."""
+    return {path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in paths}
 
 
-def pinned_digests() -> dict[str, str]:
-    lines = (CORPORA / "holdout.sha256").read_text().split("\n")
+def pinned_digests(pin: str = "holdout.sha256") -> dict[str, str]:
+    lines = (CORPORA / pin).read_text().split("\n")
     return {name: digest for digest, name in (line.split("  ") for line in lines if line)}
 
 
@@ -43,12 +47,16 @@ def evaluate_secrets(samples: list[dict], scan) -> dict:
     per_family = defaultdict(lambda: {"values": 0, "caught": 0})
     per_format = defaultdict(lambda: {"values": 0, "caught": 0})
     false_alarms = defaultdict(int)
+    negatives_flagged = defaultdict(lambda: {"samples": 0, "flagged": 0})
     misses, alarms = [], []
     caught = total = outside_chars = 0
     for sample in samples:
         text = sample["text"]
         findings = scan(text)
         spans = [(s, e) for s, e, _ in findings]
+        if not sample["values"]:
+            negatives_flagged[sample["group"]]["samples"] += 1
+            negatives_flagged[sample["group"]]["flagged"] += bool(findings)
         for value in sample["values"]:
             ok = _covered(text, value["start"], value["end"], spans)
             total += 1
@@ -84,6 +92,7 @@ def evaluate_secrets(samples: list[dict], scan) -> dict:
                 inside = sum(min(end, v["end"]) - max(start, v["start"]) for v in touching)
                 outside_chars += max(0, (end - start) - inside)
     fp = sum(false_alarms.values())
+    hard = [negatives_flagged[g] for g in NEGATIVE_GROUPS if g in negatives_flagged]
     return {
         "samples": len(samples),
         "values": total,
@@ -94,6 +103,12 @@ def evaluate_secrets(samples: list[dict], scan) -> dict:
         "false_alarms_by_group": {g: false_alarms.get(g, 0) for g in ("positive", "evasion", *NEGATIVE_GROUPS)},
         "placeholder_and_env_false_alarms": false_alarms.get("placeholder", 0) + false_alarms.get("env_reference", 0),
         "chars_redacted_outside_values": outside_chars,
+        # Samples holding no value (look-alikes, placeholders, references, public material) in which anything was
+        # reported: the share of such text that redaction would change.
+        "negatives_redacted": _ratio(sum(g["flagged"] for g in hard), sum(g["samples"] for g in hard)) if hard else 0.0,
+        "negatives_redacted_by_group": {
+            g: {**v, "rate": _ratio(v["flagged"], v["samples"])} for g, v in sorted(negatives_flagged.items())
+        },
         "per_family": {f: {**v, "recall": _ratio(v["caught"], v["values"])} for f, v in sorted(per_family.items())},
         "per_format": {f: {**v, "recall": _ratio(v["caught"], v["values"])} for f, v in sorted(per_format.items())},
         "misses": misses,

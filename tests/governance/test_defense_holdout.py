@@ -13,6 +13,8 @@ from beliefs.defense.scanner import redact, scan
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from eval_holdout import (  # noqa: E402
+    FRESH_INJECTIONS,
+    FRESH_SECRETS,
     INJECTIONS,
     SECRETS,
     corpus_digests,
@@ -27,6 +29,12 @@ def test_the_held_apart_corpora_are_unchanged_since_they_were_built():
     # The corpora are never edited to fit a miss: any change to either file fails here.
     assert corpus_digests() == pinned_digests()
     assert len(load(SECRETS)) >= 900 and len(load(INJECTIONS)) >= 900
+
+
+def test_the_second_fresh_draw_is_unchanged_since_it_was_built():
+    # Built once by another method (corpora/build_fresh.py) and measured once before any change it could inform.
+    assert corpus_digests((FRESH_SECRETS, FRESH_INJECTIONS)) == pinned_digests("fresh.sha256")
+    assert len(load(FRESH_SECRETS)) >= 700 and len(load(FRESH_INJECTIONS)) >= 400
 
 
 def test_secrets_and_personal_data_floors_on_the_held_apart_corpus():
