@@ -32,14 +32,25 @@ typed, validated ``BankPolicy`` so services never read raw JSON:
   ``churn.outcome_grace_days`` (0–365, default 30: how long after a horizon closes an outcome is
   still attributed to it) and ``distillation.auto_accept_min_outcomes`` (default none: every
   lesson waits for a person).
+- ``trust.user``, ``trust.tool``, ``trust.agent``, ``trust.imported`` (each ``trusted``, ``standard`` — the
+  default for all four — or ``recall_only``): what text from each provenance may support. ``standard``: its
+  facts are evidence for beliefs (and so for mental-model answers, suppressions and lessons) unless the text is
+  instruction-shaped — an order or a rule, or an instruction about what the memory should hold from now on
+  (``beliefs.defense.directives``) —; such text is kept and recalled, fenced, but supports nothing.
+  ``trusted``: its facts are evidence even when phrased as instructions (a bank's own configuration tool, say).
+  ``recall_only``: nothing from it is evidence. Text with prompt-injection markers supports nothing whatever the
+  tier until an admin releases it.
 - ``channel_weights``/``rerank_weights``: recall tuning (see ``beliefs.services.recall``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from memoryhub.exceptions import InvalidPolicy
+
+PROVENANCES = ("user", "tool", "agent", "imported")
+TRUST_TIERS = ("trusted", "standard", "recall_only")
 
 
 @dataclass(frozen=True)
@@ -65,6 +76,11 @@ class BankPolicy:
     churn_horizon_days: int = 75
     outcome_grace_days: int = 30
     auto_accept_min_outcomes: int | None = None
+    trust: dict = field(default_factory=lambda: dict.fromkeys(PROVENANCES, "standard"))
+
+    def trust_tier(self, provenance: str) -> str:
+        """The tier of a provenance (``trusted``, ``standard`` or ``recall_only``); unknown ones are ``standard``."""
+        return self.trust.get(provenance, "standard")
 
     @property
     def min_support(self) -> int:
@@ -101,6 +117,7 @@ _SHAPE = {
     },
     "churn": {"horizon_days": (int, 30, 180), "outcome_grace_days": (int, 0, 365)},
     "distillation": {"auto_accept_min_outcomes": (int, 1, 100000)},
+    "trust": dict.fromkeys(PROVENANCES, (str, None, TRUST_TIERS)),
 }
 _OPEN_KEYS = {"channel_weights", "rerank_weights"}
 
@@ -160,6 +177,7 @@ def bank_policy(bank) -> BankPolicy:
     anomaly = raw.get("anomaly") or {}
     churn = raw.get("churn") or {}
     distillation = raw.get("distillation") or {}
+    trust = raw.get("trust") or {}
     defaults = BankPolicy()
     try:
         validate_policy({k: v for k, v in raw.items() if k in _SHAPE})
@@ -189,6 +207,7 @@ def bank_policy(bank) -> BankPolicy:
         churn_horizon_days=int(churn.get("horizon_days", defaults.churn_horizon_days)),
         outcome_grace_days=int(churn.get("outcome_grace_days", defaults.outcome_grace_days)),
         auto_accept_min_outcomes=distillation.get("auto_accept_min_outcomes"),
+        trust={provenance: trust.get(provenance, "standard") for provenance in PROVENANCES},
     )
 
 
@@ -197,6 +216,11 @@ def _ip_mode(value) -> str:
 
 
 _IP_COVERAGE = {"off": 0, "public": 1, "all": 2}
+
+
+def trust_changed(before: BankPolicy, after: BankPolicy) -> bool:
+    """Whether a provenance moved to another trust tier (what its stored facts may support must be re-assessed)."""
+    return before.trust != after.trust
 
 
 def defense_tightened(before: BankPolicy, after: BankPolicy) -> bool:

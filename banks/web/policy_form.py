@@ -25,6 +25,12 @@ SECTIONS: dict[str, tuple[str, str]] = {
     "disposition": ("Disposition", "How readily evidence becomes belief."),
     "decay": ("Decay", "What happens to beliefs nothing reconfirms."),
     "defense": ("Memory Defense", "Secrets and personal data found at retain. Tightening re-scans what is stored."),
+    "trust": (
+        "Trust by provenance",
+        "What text from each source may support. standard: facts are evidence unless the text is an instruction "
+        "(an order, a rule, or what the memory should hold from now on); trusted: instructions count too; "
+        "recall_only: nothing from it is evidence. Changing a tier re-assesses what is stored.",
+    ),
     "anomaly": ("Anomaly triage", "When an alert may be suppressed on a proven-benign belief."),
     "churn": ("Churn plays", "Horizons and attribution of intervention outcomes."),
     "distillation": ("Distillation", "Whether lessons may be accepted without a person."),
@@ -50,6 +56,10 @@ FIELDS: dict[str, tuple[str, str, str]] = {
     "defense.ip_addresses": (
         "IP addresses", "public: globally routable addresses are personal data, private and documentation ones "
         "are kept; all: every address; off: none.", "defense_ip_addresses"),
+    "trust.user": ("User", "Text an end user or an analyst wrote (the default provenance).", "trust.user"),
+    "trust.tool": ("Tool", "Output of tools and monitoring.", "trust.tool"),
+    "trust.agent": ("Agent", "What the agent itself wrote.", "trust.agent"),
+    "trust.imported": ("Imported", "Text brought in by an import.", "trust.imported"),
     "anomaly.suppress_threshold": (
         "Proofs needed to suppress", "Distinct supporting episodes the benign belief needs.", "suppress_threshold"),
     "anomaly.min_confidence": ("Minimum confidence", "0–1.", "suppress_min_confidence"),
@@ -88,7 +98,10 @@ def field_name(dotted: str) -> str:
 
 
 def _default(dotted: str):
-    return getattr(BankPolicy(), FIELDS[dotted][2])
+    attribute = FIELDS[dotted][2]
+    if attribute.startswith("trust."):
+        return BankPolicy().trust_tier(attribute.removeprefix("trust."))
+    return getattr(BankPolicy(), attribute)
 
 
 def _form_field(dotted: str) -> forms.Field:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ahocorasick_rs import AhoCorasick
 
+from beliefs.defense.directives import memory_directives
 from beliefs.defense.injection_rules import CASED, CASED_LITERALS, DISCUSSION, FAMILIES, RULES
 from beliefs.defense.narrow import finditer_at
 from beliefs.defense.normalise import folded
@@ -177,6 +178,10 @@ def injection_findings(text: str) -> list[InjectionFinding]:
         return []
     variant, index = _matchable(text)
     findings = _rule_findings(variant, index, _RULES) + _cased_findings(text)
+    # Instructions about what the memory should hold, read by their shape (``directives``), not only by phrase.
+    findings += [
+        InjectionFinding("memory_directive", index[d.start], index[d.end - 1] + 1) for d in memory_directives(variant)
+    ]
     findings += _unicode_findings(text)
     return sorted(set(findings), key=lambda f: (f.start, f.family))
 

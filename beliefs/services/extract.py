@@ -4,7 +4,9 @@ Episodes are recallable the moment retain returns; extraction runs later, in a w
 oldest first, at most ``max_episodes_per_run`` per call (the bank's throttle). Typed
 events map to facts directly; free text goes to the LLM when the bank asks for it, one
 is configured and the bank is under its monthly token cap, and to the keyless rules
-otherwise — including when the LLM fails. Safe to repeat: a fact is unique per episode
+otherwise — including when the LLM fails. A fact is stored *quarantined* (never evidence) when its
+episode carries injection markers or, per the bank's trust tiers, is instruction-shaped text from a
+source not trusted with instructions (``beliefs.defense.evidence``). Safe to repeat: a fact is unique per episode
 and claim, and an episode is marked extracted in the same transaction as its facts.
 """
 
@@ -19,6 +21,7 @@ from django.utils import timezone
 
 from banks.models import Bank
 from banks.policy import BankPolicy, bank_policy
+from beliefs.defense.evidence import fact_holds
 from beliefs.extractors import FactDraft, llm, rules, structured
 from beliefs.models import Episode, Fact, RetainBatch
 from beliefs.services.llm_usage import llm_under_cap, llm_usage_record
@@ -81,11 +84,22 @@ def bank_extract(*, bank: Bank, limit: int | None = None) -> ExtractResult:
             .values_list("id", flat=True)
         )
         by_id = {e.pk: e for e in candidates}
-        rows = [
-            _fact_row(bank, by_id[pk], draft, vectors[draft.statement])
-            for pk in mine
-            for draft in drafts_by_episode[pk]
-        ]
+        rows = []
+        for pk in mine:
+            episode, drafts = by_id[pk], drafts_by_episode[pk]
+            holds = fact_holds(
+                policy=policy,
+                provenance=episode.provenance,
+                content=episode.content,
+                metadata=episode.metadata,
+                injection_flags=episode.injection_flags,
+                released=episode.quarantine_released_at is not None,
+                quotes=[(d.quote_start, d.quote_end) for d in drafts],
+            )
+            rows += [
+                _fact_row(bank, episode, draft, vectors[draft.statement], held=hold is not None)
+                for draft, hold in zip(drafts, holds, strict=True)
+            ]
         created = len(Fact.objects.bulk_create(rows, ignore_conflicts=True, batch_size=500))
         Episode.objects.filter(pk__in=mine).update(extracted_at=timezone.now())
     for extractor in ("structured", "rules", "llm"):
@@ -115,7 +129,7 @@ def _drafts_for(bank: Bank, policy: BankPolicy, episode: Episode) -> tuple[list[
     return drafts + rules.extract(episode.content, speaker=episode.subject), 0, 0
 
 
-def _fact_row(bank: Bank, episode: Episode, draft: FactDraft, vector) -> Fact:
+def _fact_row(bank: Bank, episode: Episode, draft: FactDraft, vector, *, held: bool) -> Fact:
     valid_at = draft.valid_at or episode.mentioned_start or episode.occurred_at
     return Fact(
         tenant_id=bank.tenant_id,
@@ -138,7 +152,9 @@ def _fact_row(bank: Bank, episode: Episode, draft: FactDraft, vector) -> Fact:
         valid_at=valid_at,
         created_at=episode.recorded_at,
         embedding=vector,
-        quarantined=bool(episode.injection_flags) and episode.quarantine_released_at is None,
+        # Injection markers, a recall echo, or an instruction from a source not trusted with them
+        # (``beliefs.defense.evidence``): stored and recallable, never evidence.
+        quarantined=held,
     )
 
 

@@ -13,7 +13,7 @@ from banks.web.pagination import paginate
 from beliefs.engine.confidence import decay_factor
 from beliefs.filtersets import BeliefBrowserFilterSet
 from beliefs.models import Belief, Evidence
-from beliefs.selectors.belief_page import belief_dependents, belief_evidence, belief_versions
+from beliefs.selectors.belief_page import belief_dependents, belief_evidence, belief_held_back, belief_versions
 from beliefs.selectors.beliefs import belief_list
 from beliefs.web.panels import page_panels
 from memoryhub.charts import time_chart
@@ -95,6 +95,7 @@ class BeliefDetailPage(BankPageView):
                 "timeline": timeline,
                 "chart": chart,
                 "dependents": belief_dependents(bank=self.bank, belief=belief),
+                "held_back": belief_held_back(bank=self.bank, belief=belief),
                 "panels": page_panels("belief-detail", bank=self.bank, belief=belief),
             },
         )

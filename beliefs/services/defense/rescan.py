@@ -5,7 +5,9 @@ redacts findings in content and metadata in place, and re-derives everything bui
 the changed episodes: their facts and evidence are rebuilt from the redacted text,
 search terms, entities and embeddings are recomputed, beliefs that quoted them are
 re-assessed (and scrubbed when nothing supports them any more), version statements are
-redacted, and mental models are rebuilt. Counts of kinds are kept; values never are.
+redacted, and mental models are rebuilt. Counts of kinds are kept; values never are. At the end,
+what every stored fact may support is re-decided under the bank's current trust tiers
+(``quarantine.bank_evidence_reassess``).
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from django.utils import timezone
 from audit.services import audit_record
 from banks.hooks import Followup
 from banks.models import Bank
-from banks.policy import BankPolicy, bank_policy, defense_tightened
+from banks.policy import BankPolicy, bank_policy, defense_tightened, trust_changed
 from beliefs.defense.apply import scrub_value
 from beliefs.models import DefenseRescan, Episode
+from beliefs.services.defense.quarantine import bank_evidence_reassess
 from beliefs.services.rederive import episodes_rederive
 from memoryhub import metrics
 from memoryhub.queues import TaskName, enqueue_on_commit
@@ -45,13 +48,16 @@ def defense_rescan_start(*, bank: Bank, actor: str | None = None) -> DefenseResc
 
 
 def rescan_when_defense_tightened(*, bank: Bank, before: BankPolicy, after: BankPolicy) -> Followup | None:
-    """Policy-change handler (``banks.hooks``): re-scan what the bank stores when Memory Defense tightened."""
-    if not defense_tightened(before, after):
+    """Policy-change handler (``banks.hooks``): re-scan what the bank stores when Memory Defense tightened, or when
+    a provenance moved to another trust tier (the re-scan ends by re-deciding what every stored fact may support)."""
+    tightened = defense_tightened(before, after)
+    if not tightened and not trust_changed(before, after):
         return None
     rescan = defense_rescan_start(bank=bank)
+    why = "Memory Defense tightened" if tightened else "Trust tiers changed"
     return Followup(
         key="defense_rescan",
-        message=f"Memory Defense tightened: re-scanning {rescan.total} stored episodes (see Memory Defense).",
+        message=f"{why}: re-scanning {rescan.total} stored episodes (see Memory Defense).",
         summary={"id": rescan.pk, "status": rescan.status, "total": rescan.total},
     )
 
@@ -73,6 +79,7 @@ def defense_rescan_run(*, rescan_id: int) -> DefenseRescan:
                 .only("id", "content", "metadata")[:CHUNK]
             )
             if not episodes:
+                bank_evidence_reassess(bank=bank)
                 rescan.status = DefenseRescan.Status.DONE
                 rescan.finished_at = timezone.now()
                 rescan.save()
