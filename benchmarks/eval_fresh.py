@@ -1,8 +1,9 @@
 """Memory Defense on the second fresh draw (``corpora/fresh_*.json``, built by ``corpora/build_fresh.py``).
 
 ``--record NAME`` writes ``results/defense-fresh2-NAME.json`` once and refuses to overwrite it: that is how
-a first contact is kept untouched. ``--no-strings`` leaves out the strings missed and the false alarms (a
-measurement taken without looking at what was missed, so that later work cannot be fitted to them).
+a first contact is kept untouched. The strings missed and the false alarms are left out unless ``--strings``
+asks for them (a measurement taken without looking at what was missed, so that later work cannot be fitted to
+them).
 ``make eval-defense`` reports the draw on every run as well (``fresh`` in ``defense.json``); those later
 figures are after the first contact and say so.
 """
@@ -67,7 +68,7 @@ def summary(report: dict) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--record", help="write results/defense-fresh2-RECORD.json (never overwritten)")
-    parser.add_argument("--no-strings", action="store_true", help="leave out the strings missed and false alarms")
+    parser.add_argument("--strings", action="store_true", help="include the strings missed and the false alarms")
     parser.add_argument("--note", default="", help="what state of the detectors this measures")
     args = parser.parse_args()
     import django
@@ -75,7 +76,7 @@ def main() -> None:
     django.setup()
     from common import machine
 
-    report = fresh_report(strings=not args.no_strings)
+    report = fresh_report(strings=args.strings)
     print(summary(report))
     if args.record:
         path = HERE / "results" / f"defense-fresh2-{args.record}.json"

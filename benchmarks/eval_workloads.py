@@ -11,6 +11,11 @@
    all proposed plays), sample-size exactness, retention with differences and intervals.
 3. Tokens per resolved task: a stateless agent re-reading its whole history every turn vs
    one reading a stored mental model plus a bounded recall, over 10, 30 and 100 turns.
+4. Poisoning (``workload_poisoning``): instruction-shaped texts planted through every write path
+   (retain as user, tool and agent, import, analyst dismissals, review comments, lessons); counts
+   of beliefs, mental-model answers, suppressions and plays resting on them (every count must be 0)
+   next to control claims that do form beliefs. ``--poisoning-only`` runs just this part and
+   replaces the ``poisoning`` entry of the last ``workloads.json``.
 
 ``--quick`` runs a smaller world (fewer days and accounts, three anomaly configurations) for
 development; the figures in the README come from the full run.
@@ -19,6 +24,7 @@ development; the figures in the README come from the full run.
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import random
 import sys
@@ -27,7 +33,8 @@ from datetime import UTC, datetime, timedelta
 
 import workload_anomaly
 import workload_churn
-from common import Timer, machine, setup_django, write_result
+import workload_poisoning
+from common import RESULTS, Timer, machine, setup_django, write_result
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 CONFIGS = [
@@ -98,6 +105,8 @@ def _job(kind: str, label: str, options: dict) -> tuple[str, str, dict]:
     with Timer() as timer:
         if kind == "anomaly":
             run = workload_anomaly.run(label, **options)
+        elif kind == "poisoning":
+            run = workload_poisoning.run(label, **options)
         elif kind == "churn":
             run = workload_churn.run(label, **options)
         else:
@@ -115,7 +124,11 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="simulations run side by side (one per core)")
     parser.add_argument("--quick", action="store_true", help="a small world for development (not the README figures)")
     parser.add_argument("--database", default="memoryhub_eval_workloads")
+    parser.add_argument("--poisoning-only", action="store_true", help="only the poisoning check, into workloads.json")
     args = parser.parse_args()
+    if args.poisoning_only:
+        poisoning_only(args.database)
+        return
     if args.quick:
         args.days, args.churn_days, args.accounts = (
             min(args.days, 110),
@@ -130,6 +143,7 @@ def main() -> None:
         if not args.quick or label in QUICK_CONFIGS
     ]
     jobs.append(("tokens", "tokens", {}))
+    jobs.append(("poisoning", "poisoning", {}))
     context = multiprocessing.get_context("spawn")
     with Timer() as timer, ProcessPoolExecutor(args.workers, context, _worker_setup, (args.database,)) as pool:
         done = {(kind, label): run for kind, label, run in pool.map(_job, *zip(*jobs, strict=True))}
@@ -148,8 +162,27 @@ def main() -> None:
             "retention_vs_random": workload_churn.difference(churn["memory"], churn["random"]),
             "retention_vs_no_memory": workload_churn.difference(churn["memory"], churn["no-memory"]),
             "tokens": done[("tokens", "tokens")],
+            "poisoning": done[("poisoning", "poisoning")],
         },
     )
+    print(workload_poisoning.summary(done[("poisoning", "poisoning")]))
+
+
+def poisoning_only(database: str) -> None:
+    """Run the poisoning check alone and put it into the last full ``workloads.json`` (with its own time)."""
+    setup_django(database, fresh=True)
+    from memoryhub.embeddings import warm_up
+
+    warm_up()
+    with Timer() as timer:
+        run = workload_poisoning.run("poisoning")
+    run["seconds"] = round(timer.seconds, 1)
+    run["measured_at"] = machine()["measured_at"]
+    path = RESULTS / "workloads.json"
+    result = json.loads(path.read_text()) if path.exists() else {}
+    result["poisoning"] = run
+    write_result("workloads", result)
+    print(workload_poisoning.summary(run))
 
 
 if __name__ == "__main__":

@@ -120,6 +120,27 @@ def consolidation_table(r: dict) -> str:
     )
 
 
+def _fresh_rows(fresh: dict | None) -> list[str]:
+    """The second fresh draw: a later contact (its first is in defense-fresh2-baseline.json)."""
+    if not fresh:
+        return []
+    s, i = fresh["secrets"], fresh["injection"]
+    families = ", ".join(f"{f} {v['caught']}/{v['values']}" for f, v in s["per_family"].items())
+    inj_families = ", ".join(f"{f} {v['flagged']}/{v['samples']}" for f, v in i["per_family"].items())
+    benign = ", ".join(f"{k} {v['flagged']}/{v['samples']}" for k, v in i["benign_per_kind"].items())
+    label = "fresh draw (later contact)"
+    return [
+        f"| {label} | secrets and personal data, {s['values']} planted values in {s['samples']} samples | recall "
+        f"**{s['recall']}**, precision **{s['precision']}**; look-alikes and other negatives redacted "
+        f"{s['negatives_redacted']:.1%} |",
+        f"| {label} | per family (caught/values) | {families} |",
+        f"| {label} | prompt injection, {i['injections']} injections and {i['benign']} benign texts | recall "
+        f"**{i['recall']}**, false-positive rate **{i['false_positive_rate']}** |",
+        f"| {label} | per injection family (flagged/samples) | {inj_families} |",
+        f"| {label} | benign texts flagged, by kind | {benign} |",
+    ]
+
+
 def defense_table(r: dict) -> str:
     o, inj = r["overall"], r["injection"]
     h, hi = r["holdout"]["secrets"], r["holdout"]["injection"]
@@ -146,6 +167,7 @@ def defense_table(r: dict) -> str:
             f"**{hi['recall']}**, false-positive rate **{hi['false_positive_rate']}** |",
             f"| held apart | per injection family (flagged/samples) | {inj_families} |",
             f"| held apart | benign texts flagged, by kind | {benign} |",
+            *_fresh_rows(r.get("fresh")),
             f"| development | Memory Defense, {r['samples']} labelled strings, {r['kinds']} kinds | precision "
             f"**{o['precision']}**, recall **{o['recall']}** ({o['tp']} found, {o['fp']} false alarms, {o['fn']} missed) |",
             f"| development | exactly right, by group | {groups} |",
@@ -188,6 +210,23 @@ def workloads_table(r: dict) -> str:
             f"| {proposed} | {c['repeat_of_any_reported_failure_rate']:.1%} "
             f"| {c['retention_rate']:.1%} ({c['second_half_retention_rate']:.1%}) | {checks} |"
         )
+    p = r.get("poisoning")
+    if p:
+        rows += [
+            "",
+            f"Poisoning{' (measured ' + p['measured_at'] + ')' if p.get('measured_at') else ''}: "
+            f"{p['planted_texts']} instruction-shaped texts planted through "
+            + ", ".join(f"{path} {n}" for path, n in p["planted"].items())
+            + f" episodes; beliefs resting on them **{p['beliefs_resting_on_planted']}**, mental-model citations "
+            f"**{p['mental_model_citations_of_planted']}**, suppressions citing them "
+            f"**{p['suppressions_citing_planted']}**, suppressions on planted dismissals alone "
+            f"**{p['suppressed_on_planted_dismissals_only']}**, review-comment proofs added "
+            f"**{p['review_comment_proofs_added']}**, plays from lessons citing them "
+            f"**{p['plays_from_planted_lessons']}** ({p['lessons_refused']} lessons refused, "
+            f"{p['lessons_waiting_for_a_person']} waiting for a person); the control claim formed a belief: "
+            f"{p['control_belief_formed']}, a control suppression: {p['control_suppression']}, a control lesson "
+            f"accepted: {p['control_lesson_accepted']}.",
+        ]
     memory = r["churn"][0]
     o = memory["outcomes"]
     vr, vn = r["retention_vs_random"], r["retention_vs_no_memory"]

@@ -143,6 +143,7 @@ PROVIDER_TOKENS: list[Detector] = [
 _DD = re.compile(r"(?i)\b(?:dd|datadog)[_\-]?(?:api|app|application)[_\-]?key|\bdatadog\b")
 _TWILIO = re.compile(r"(?i)twilio|auth[_\-]?token|authtoken")
 _HEROKU = re.compile(r"(?i)heroku")
+_KEY_WORDS = re.compile(r"(?i)\b(?:keys?|secrets?|credentials?|tokens?|passwords?)\b")
 _AZURE = re.compile(r"(?i)accountkey|account[_\-]?key|storage[_\-]?key|azure|\"key[12]\"|keyname")
 
 CONTEXT_KEYS: list[Detector] = [
@@ -164,6 +165,17 @@ CONTEXT_KEYS: list[Detector] = [
         group="v",
         keywords=("==",),
         check=lambda text, start, end: near(text, start, _AZURE, 120) and not near(text, start, _HASH_CONTEXT, 20),
+        windowed=True,
+    ),
+    # The same 64-byte key shape named only by the words around it ("account opsdiag and key 8fQ…==").
+    Detector(
+        "base64_secret_key",
+        "credential",
+        re.compile(rf"(?<![A-Za-z0-9+/])(?P<v>{B64}{{86}}==)(?![A-Za-z0-9+/=])"),
+        validate=lambda v: random_secret(v[:40]),
+        group="v",
+        keywords=("==",),
+        check=lambda text, start, end: near(text, start, _KEY_WORDS, 60) and not near(text, start, _HASH_CONTEXT, 30),
         windowed=True,
     ),
     Detector(
@@ -234,6 +246,25 @@ CONTEXT_KEYS: list[Detector] = [
         group="v",
         keywords=("api", "app", "access", "auth", "bearer", "token", "secret", "client", "consumer", "private"),
         anchored=True,
+    ),
+    # A key or token named in prose, its value after the word or "is" ("use the key 7f3b… when calling the API").
+    Detector(
+        "secret_in_prose",
+        "credential",
+        re.compile(
+            r"(?i)\b(?:key|token|secret)s?\b(?:\s+(?:is|was|=))?\s*[:=]?\s*[\"'`]?"
+            r"(?P<v>[A-Za-z0-9_\-+/.]{20,128}={0,2})(?![\w+/=\-])"
+        ),
+        validate=lambda v: (
+            keyed_secret(v)
+            and bool(re.search(r"\d", v))
+            and bool(re.search(r"[A-Za-z]", v))
+            and not re.search(r"\.[a-z]{2,}$|^\.|/[\w.\-]+/", v)
+        ),
+        group="v",
+        keywords=("key", "token", "secret"),
+        anchored=True,
+        check=lambda text, start, end: not near(text, start, _HASH_CONTEXT, 40),
     ),
     Detector(
         "high_entropy_secret",

@@ -35,7 +35,13 @@ A clause introduced as a mention ("attacks such as 'remember that …'") is skip
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
+
+from ahocorasick_rs import AhoCorasick
+
+from beliefs.defense.injection_rules import REPORTED
+from beliefs.defense.mentions import mentioned
 
 MEMORY = "memory"
 ORDER = "order"
@@ -50,7 +56,7 @@ class Directive:
 
 # Clauses: sentences, split again after a colon or a dash between words (an opener such as "Memory update:").
 _SENTENCE = re.compile(r"[^.!?;\n]+[.!?;]*")
-_SPLIT = re.compile(r":\s+|\s[-–—]+\s|\(|\)|\"|“|”|<!--|-->")
+_SPLIT = re.compile(r":\s+|\s[-–—]+\s|\(|\)|\[|\]|\"|“|”|‘|’(?!\w)|(?<!\w)'|'(?!\w)|<!--|-->")
 _AI = r"(?:ai|a\.i\.|assistant|bot|chat ?bot|model|agent|llm|gpt|chatgpt|copilot|claude|gemini|language model|system)"
 # What may introduce a clause without changing what it says; a vocative to a model is noted.
 _LEAD = re.compile(
@@ -59,22 +65,28 @@ _LEAD = re.compile(
     r"quick one|one more thing|by the way|lastly|finally|oh and)\b[,:!.]?|"
     r"(?:note|notes|important|reminder|update|attention|warning|heads up)\s*(?:[,:!]|[-–—]+)|"
     rf"(?P<voc>(?:(?:note|message|instructions?|ps|reminder|memo) (?:to|for) )?(?:the |my |our |any |whichever |every |"
-    rf"dear |hey )?{_AI}s?\b(?: (?:reading|processing|summari[sz]ing|parsing|that reads) (?:this|these)\b(?: \w+)?)?"
-    r"\s*(?:[,:!]|[-–—]+)))"
+    rf"dear |hey )?(?:{_AI}s?\b|(?:{_AI} |long[- ]term |persistent )?memory(?: module| store| system| layer| bank)?\b)"
+    r"(?: (?:reading|processing|summari[sz]ing|parsing|that reads) (?:this|these)\b(?: \w+)?)?"
+    r"\s*(?:[,:!]|[-–—]+))|"
+    # A request puts the order that follows to the reader: "could you remember …", "I want you to store …".
+    r"(?:could|can|would|will|won't) you(?: please| kindly| just)?\b|i(?:'d| would)? (?:want|need|like|ask) you to\b|"
+    r"i am asking you to\b|make sure(?: that)?(?: you)?\b|be sure(?: to)?\b)"
 )
 _VOCATIVE_ONLY = re.compile(
-    rf"\W*(?:hey |hi |dear |attention |note to |message to |ps for |to )?(?:the |my |our |any |whichever )?{_AI}s?\W*$"
+    rf"\W*(?:hey |hi |dear |attention |(?:{_AI} )?(?:note|message|instructions?|reminder|memo) (?:to|for) |"
+    r"ps for |to )?(?:the |my |our |any |whichever )?"
+    rf"(?:{_AI}s?|(?:{_AI} |long[- ]term |persistent )?memory(?: module| store| system| layer| bank)?)\W*$"
 )
 _ADVERBS = re.compile(
     r"(?:(?:please|kindly|just|simply|also|then|now|immediately|automatically|quietly|silently|always|never|"
-    r"really|definitely|make sure to|be sure to|remember to|don't forget to|do not forget to|"
-    r"(?:do not|don't|dont|never ever))\s+)*"
+    r"really|definitely|ever|make sure to|be sure to|remember to|don't forget to|do not forget to|"
+    r"(?:do not|don't|dont|never ever|never))\s+)*"
 )
 _MEMORY_VERBS = (
     r"remember|memori[sz]e|commit|note(?: down)?|make a note|take note|jot down|write (?:this |that |it |these )?down|"
     r"store|save|record|log|retain|keep in mind|bear in mind|keep (?:this|that|it) in mind|learn|add|update|"
     r"overwrite|rewrite|correct|change|modify|replace|forget|erase|treat|consider|regard|assume|believe|accept|"
-    r"internali[sz]e|file|register|put"
+    r"internali[sz]e|file|register|put|persist|pin|hold on to"
 )
 _ACTION_VERBS = (
     r"approve|reject|deny|refund|pay|transfer|wire|send|forward|e-?mail|cc|bcc|share|reveal|disclose|leak|tell|say|"
@@ -83,13 +95,22 @@ _ACTION_VERBS = (
     r"drop|purge|wipe|grant|give|allow|permit|whitelist|allowlist|trust|verify|escalate|route|assign|redirect|"
     r"include|append|insert|use|switch|set|call|notify|contact|book|cancel|charge|waive|offer|apply|unlock|reset|"
     r"authori[sz]e|act|behave|pretend|speak|sign|avoid|refuse|obey|follow|comply|output|print|reply|address|"
-    r"greet|describe|present|report|direct|point|link|attach|copy|answer|exempt|override|overrule"
+    r"greet|describe|present|report|direct|point|link|attach|copy|answer|exempt|override|overrule|question|doubt|"
+    r"challenge|second-guess"
 )
 _IMPERATIVE = re.compile(
     rf"{_ADVERBS.pattern}(?P<verb>{_MEMORY_VERBS}|{_ACTION_VERBS})\b"
-    r"(?=\s+(?!(?:of|is|are|was|were|has|had|will|would|can|could|and|or)\b)[\w'\"‘“$@#(\[])"
+    # followed by an object, not a number ("(call 3)", "note 1: …" are labels) or a verb form ("use is …")
+    r"(?=\s+(?!(?:of|is|are|was|were|has|had|will|would|can|could|and|or)\b)[^\W\d]|\s+[''\"‘“$@#(\[])"
 )
 _MEMORY_VERB = re.compile(rf"(?:{_MEMORY_VERBS})$")
+# Memory verbs about what to believe: with a standing scope they are about the memory whatever their object
+# ("going forward, treat X as verified"); storage verbs need the memory or "this" as their object ("store the
+# backups in eu-west from now on" is an order about backups).
+_COGNITIVE = re.compile(
+    r"(?:remember|memori[sz]e|commit|learn|treat|consider|regard|assume|believe|accept|internali[sz]e|keep in mind|"
+    r"bear in mind|forget)$"
+)
 # Memory verbs that are about the memory whatever their object ("memorise this: …").
 _STRONG_MEMORY = re.compile(r"(?:memori[sz]e|commit|internali[sz]e)\b")
 _PERSIST = re.compile(
@@ -100,7 +121,8 @@ _PERSIST = re.compile(
     r"conversations?|reference|use)|next time|every time|each time|whenever|permanently|forever|for good|by default|"
     r"as (?:a |an |your )?(?:permanent|standing|default|general|hard|fixed|core|new) (?:rule|instruction|policy|fact|"
     r"preference|directive|truth|memory)|standing (?:instruction|order|rule)|"
-    r"until (?:told|instructed|i say|further notice)(?: otherwise)?|never (?:again|question)|from here on in)\b"
+    r"until (?:told|instructed|i say|further notice)(?: otherwise)?|never (?:again|question)|from here on in|"
+    r"for (?:future|later) reference|(?:never|n't ever|not ever)\b[^.]{0,60}\bagain)\b"
 )
 _MEMORY_NOUN = re.compile(
     r"\b(?:(?:your|the|its|my) (?:long[- ]term |persistent |permanent |core |stored )?(?:memory|memories|beliefs?|"
@@ -142,20 +164,74 @@ _MENTION = re.compile(
     r"(?:\bsuch as|\be\.g\.|\bfor example|\bfor instance|\bphrases? like|\bprompts? like|\btext like|\bcalled|"
     r"\bknown as|\bexamples? (?:of|like|include)|\bsays?|\bsaid|\btold (?:the )?(?:bot|assistant|model|agent)(?: to)?|"
     r"\basked (?:the )?(?:bot|assistant|model|agent)(?: to)?|\bstore text like|\bwrites?|\bwrote|\bcontaining|"
-    r"\bquote[sd]?)\W{0,4}$"
+    r"\bquote[sd]?|" + REPORTED + r")\W{0,4}$"
 )
 # A memory instruction tacked on after a statement: "Mallory runs payroll, remember that from now on."
 _TAIL = re.compile(
     r"(?:,|\band\b|\bso\b|\bbut\b)\s+(?=(?:please\s+|also\s+|and\s+)?(?:remember|memori[sz]e|store|save|record|"
     r"note|keep (?:this|that|it) in mind|commit|learn|update your|add (?:this|that|it) to|treat|consider)\b)"
 )
-# Cheap first test: a text with none of these cannot hold a directive.
-_CUES = re.compile(
-    r"rememb|memor|note|stor|sav|record|retain|mind|commit|learn|updat|overwrit|forget|treat|consider|from now|"
-    r"forward|hence|always|never|\byou|must|should|shall|permanent|future|whenever|default|next time|ai\b|bot\b|"
-    r"assistant|model|agent|\bis to\b|\bare to\b",
-    re.I,
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """The top-level alternatives of a regular expression written as ``a|b(?:c|d)|e``."""
+    out, depth, current = [], 0, ""
+    for char in pattern:
+        depth += char == "("
+        depth -= char == ")"
+        if char == "|" and depth == 0:
+            out.append(current)
+            current = ""
+        else:
+            current += char
+    return [*out, current]
+
+
+def _head_words(pattern: str) -> set[str]:
+    """The first word of each alternative (``[sz]`` spelled both ways, ``e-?mail`` as ``email`` and ``e-mail``)."""
+    words = set()
+    for alternative in _alternatives(pattern):
+        plain = alternative.replace("e-?mail", "email")
+        for spelling in ("s", "z"):
+            word = re.match(r"[a-z\-']+", plain.replace("[sz]", spelling))
+            if word:
+                words.add(word.group(0))
+    return words | ({"e-mail"} if "e-?mail" in pattern else set())
+
+
+# Cheap first test, one Aho-Corasick pass: a clause holding none of these cannot be a directive (an imperative
+# needs one of the verbs at its head; every other shape needs one of the other words). ``_CUE_STEMS`` are
+# word beginnings ("rememb" for "remembered"), ``_CUE_WORDS`` whole words.
+_CUE_STEMS = (
+    "rememb", "memor", "note", "stor", "sav", "record", "retain", "mind", "commit", "learn", "updat", "overwrit",
+    "forget", "treat", "consider", "from now", "forward", "hence", "hereafter", "always", "never", "you", "must",
+    "should", "shall", "permanent", "future", "whenever", "default", "next time", "assistant", "model", "agent",
+    "need", "ought", "reference", "rule", "instruction", "preference", "polic", "fact", "directive", "order",
+    "again", "belie", "knowledge", "profile", "context", "standing", "forever", "until", "every time", "each time",
+    "chatbot", "language model", "system", "copilot", "claude", "gemini", "chatgpt", "gpt", "llm",
+)  # fmt: skip
+_CUE_WORDS = tuple(
+    sorted(
+        _head_words(_MEMORY_VERBS)
+        | _head_words(_ACTION_VERBS)
+        | {"ai", "a.i.", "bot", "bots", "is to", "are to", "have to", "has to", "let it be", "it is", "for good"}
+    )
 )
+_CUE_FINDER = AhoCorasick([*_CUE_STEMS, *_CUE_WORDS])
+_WHOLE = frozenset(range(len(_CUE_STEMS), len(_CUE_STEMS) + len(_CUE_WORDS)))
+
+
+def _cue_starts(lower: str) -> list[int]:
+    """Sorted start offsets of every cue in ``lower`` that begins a word (and, for whole words, ends one)."""
+    starts = []
+    for index, start, end in _CUE_FINDER.find_matches_as_indexes(lower, overlapping=True):
+        if start and (lower[start - 1].isalnum() or lower[start - 1] == "_"):
+            continue
+        if index in _WHOLE and end < len(lower) and (lower[end].isalnum() or lower[end] == "_"):
+            continue
+        starts.append(start)
+    starts.sort()
+    return starts
 
 
 def _clauses(text: str):
@@ -182,54 +258,133 @@ def _lead(lower: str, start: int, end: int) -> tuple[int, bool]:
     return start, vocative
 
 
-_THIS = re.compile(r"\s*(?:this|that|these|the following|it)\b")
-_THAT = re.compile(r"\s+that\b")
+_THIS = re.compile(r"\s*(?:this|that|these|the following|it|(?:a|this|the) (?:note|fact|reminder|rule|preference))\b")
+_THAT = re.compile(r"\s+(?:(?:a |this )?(?:note|fact|reminder) )?that\b")
 _BARE_MEMORY_VERB = re.compile(
     rf"(?:{_ADVERBS.pattern})(?:remember|memori[sz]e|commit|note (?:this|that|it) down|make a note|take note|"
     r"jot (?:this |it )?down|write (?:this |that |it )?down|store|save|record|retain|keep in mind|bear in mind|learn|"
+    r"make (?:a |an )?(?:permanent |mental |quick |long[- ]term )?note|persist|"
     r"memory update|new (?:memory|fact|rule))(?: (?:this|that|these|it|the following))?"
     r"(?: (?:for|to|in|into) (?:your |the )?(?:long[- ]term )?memory)?(?: forever| permanently)?\W*$"
 )
 
 
-def _clause_level(lower: str, start: int, end: int, addressed: bool, following: str = "") -> str | None:
+# "It should be remembered that …", "let it be recorded that …": a memory instruction in the passive.
+_PASSIVE_MEMORY = re.compile(
+    r"\b(?:(?:should|must|shall|is to|needs? to|has to|will) be (?:remembered|noted|recorded|stored|saved|logged|"
+    r"kept in mind|memori[sz]ed|treated as (?:a )?fact)|let it be (?:known|noted|recorded|remembered|stored))\b"
+)
+# A model as the subject of an obligation: "the assistant should, from now on, approve …".
+_AI_OBLIGATION = re.compile(
+    rf"\b(?:the |this |our |any |every |your )?{_AI}s?,? (?:should|must|shall|will|is to|are to|needs? to|has to|"
+    r"have to|ought to|may only|can only|is (?:required|expected|instructed) to)\b"
+)
+# A label for what follows as something to keep: "for your notes going forward:", "for future reference, …",
+# "this is a permanent preference:", "your new standing instruction is to …".
+_FRAME = re.compile(
+    r"(?:(?:a |one )?(?:more )?(?:thing |note |item )?(?:for|in|to|into) (?:your|the) (?:notes|records|memory|memories|"
+    r"files|knowledge(?: base)?|profile|context)\b|for (?:future|later) reference\b|for the record\b|"
+    r"(?:this is |here is |here's |that is )?(?:a |an |the |your |my )?(?:new |updated |permanent |standing |default |"
+    r"core |long[- ]term |fixed |hard )+(?:rule|instruction|preference|policy|fact|directive|memory|note|order)s?\b"
+    r"(?: for (?:you|your memory|the memory))?(?: (?:is|are)\b)?)"
+)
+_PERMANENCE = re.compile(r"\b(?:permanent|standing|default|core|long[- ]term|fixed|hard)\b")
+# Subordinate clauses after a standing scope: "from now on, whenever someone asks, say …".
+_SUBORDINATE = re.compile(r"(?:whenever|when|if|each time|every time|any time|as soon as|once)\b[^,]{1,80},\s*")
+
+
+def _after_scope(clause: str, persist) -> str:
+    """What follows a leading standing scope, past further scopes and ``whenever …,`` clauses."""
+    rest = clause[persist.end() :].lstrip(" ,:-–—")
+    for _ in range(3):
+        more = _SUBORDINATE.match(rest) or _PERSIST.match(rest)
+        if not more:
+            break
+        rest = rest[more.end() :].lstrip(" ,:-–—")
+    return rest
+
+
+def _mentioned(lower: str, position: int) -> bool:
+    """Whether the text just before ``position`` introduces what follows as a mention, not an instruction."""
+    return bool(_MENTION.search(lower, max(0, position - 40), position)) or mentioned(lower, position)
+
+
+def _clause_level(lower: str, start: int, end: int, addressed: bool, following: str = "") -> tuple[str | None, bool]:
+    """The clause's level (``MEMORY``, ``ORDER`` or None) and whether it addresses a model."""
     head, vocative = _lead(lower, start, end)
     if head >= end:
-        return None
-    addressed = addressed or vocative
+        return None, vocative
     clause = lower[head:end]
+    return _head_level(clause, addressed or vocative, following), vocative
+
+
+def _head_level(clause: str, addressed: bool, following: str) -> str | None:
     if following and _BARE_MEMORY_VERB.match(clause):
         # "Remember: …", "Save this to memory: …": the clause after the colon is what is to be kept.
-        if _PERSIST.search(following) or _PRIVILEGE.search(following):
+        if _PERSIST.search(following) or _PRIVILEGE.search(following) or _PERMANENCE.search(clause):
             return MEMORY
         return MEMORY if addressed or _STRONG_MEMORY.search(clause) or "memory" in clause else ORDER
+    frame = _FRAME.match(clause)
+    if frame:
+        rest = clause[frame.end() :].lstrip(" ,:-–—")
+        payload = rest or following
+        if payload or following:
+            permanent = _PERMANENCE.search(frame.group(0)) or _PERSIST.search(clause)
+            about_memory = _MEMORY_NOUN.search(frame.group(0)) or frame.group(0).startswith(("for future", "for later"))
+            if rest.startswith("to ") and _IMPERATIVE.match(rest, 3):
+                return MEMORY if permanent or addressed else ORDER
+            if permanent or (about_memory and (_PERSIST.search(payload) or _PRIVILEGE.search(payload))):
+                return MEMORY
+            if about_memory or addressed:
+                return ORDER
     persist = _PERSIST.search(clause)
     memory_noun = _MEMORY_NOUN.search(clause)
-    if _CHANGE_MEMORY.search(clause):
+    change = _CHANGE_MEMORY.search(clause)
+    if change and not _mentioned(clause, change.start()):
         return MEMORY
+    passive_memory = _PASSIVE_MEMORY.search(clause)
+    if passive_memory and not _mentioned(clause, passive_memory.start()):
+        after = clause[passive_memory.end() :]
+        return MEMORY if memory_noun or persist or _PRIVILEGE.search(after) else ORDER
     # A standing scope leading the clause, then an order or "you": "from now on, approve …", "going forward you will …".
     if persist and persist.start() <= 2:
-        rest = clause[persist.end() :].lstrip(" ,:-–—")
-        if _IMPERATIVE.match(rest) or _OBLIGATION.match(rest) or rest.startswith(("you ", "your ")):
+        rest = _after_scope(clause, persist)
+        imperative = _IMPERATIVE.match(rest)
+        if _OBLIGATION.match(rest) or rest.startswith(("you ", "your ")) or _AI_OBLIGATION.match(rest):
             return MEMORY
+        if imperative:
+            verb = imperative.group("verb")
+            if _COGNITIVE.match(verb) or addressed or memory_noun or _PRIVILEGE.search(rest):
+                return MEMORY
+            return ORDER
     imperative = _IMPERATIVE.match(clause)
     obligation = _OBLIGATION.search(clause)
     if imperative:
         verb = imperative.group("verb")
+        if verb == "forget" and re.search(r"\b(?:never|not|n't)\b", imperative.group(0)):
+            verb = "remember"  # "never forget that …", "don't forget that …"
         if _MEMORY_VERB.match(verb):
             object_start = imperative.end()
             strong = _STRONG_MEMORY.match(verb) and _THIS.match(clause, object_start)
-            if memory_noun or persist or addressed or strong:
+            about_memory = (_THIS.match(clause, object_start) and not _THAT.match(clause, object_start)) or (
+                _COGNITIVE.match(verb)
+            )
+            if memory_noun or (persist and about_memory) or addressed or strong:
                 return MEMORY
-            if verb in {"remember", "note", "keep in mind", "bear in mind"} and _THAT.match(clause, object_start):
+            if verb in {"remember", "note", "keep in mind", "bear in mind", "store", "save", "record", "add"} and (
+                _THAT.match(clause, object_start)
+            ):
                 if _PRIVILEGE.search(clause, object_start):
                     return MEMORY
-                return ORDER if verb == "remember" else None  # "note that …" is how documentation talks
+                return ORDER if verb != "note" else None  # "note that …" is how documentation talks
             return ORDER
         if persist and (addressed or memory_noun):
             return MEMORY
         return ORDER
-    if obligation:
+    ai_obligation = _AI_OBLIGATION.search(clause)
+    if ai_obligation and not _mentioned(clause, ai_obligation.start()):
+        return MEMORY if persist or memory_noun else ORDER
+    if obligation and not _mentioned(clause, obligation.start()):
         if persist or memory_noun or obligation.group(0).startswith("it is"):
             return MEMORY
         return ORDER if addressed or _SECOND.match(clause) else None
@@ -240,30 +395,39 @@ def _clause_level(lower: str, start: int, end: int, addressed: bool, following: 
 
 def directive_findings(text: str) -> list[Directive]:
     """Every instruction-shaped clause of ``text``, with its level and span (empty when there is none)."""
-    if not text or not _CUES.search(text):
+    if not text:
         return []
     lower = text.lower()
+    cues = _cue_starts(lower)
+    if not cues:
+        return []
     addressed = False
     out: list[Directive] = []
     clauses = list(_clauses(lower))
     for n, (start, end) in enumerate(clauses):
-        if _MENTION.search(lower, max(0, start - 30), start):
-            continue
+        at = bisect_left(cues, start)
+        if at == len(cues) or cues[at] >= end:
+            continue  # no cue in this clause: nothing to read (and no model addressed)
         following = ""
         if lower[end : end + 1] == ":" and n + 1 < len(clauses):
             following = lower[clauses[n + 1][0] : clauses[n + 1][1]]
-        level = _clause_level(lower, start, end, addressed, following)
+        level, vocative = _clause_level(lower, start, end, addressed, following)
         if level != MEMORY:
             for tail in _TAIL.finditer(lower, start, end):
-                if _clause_level(lower, tail.end(), end, addressed) == MEMORY:
+                if _clause_level(lower, tail.end(), end, addressed)[0] == MEMORY:
                     level = MEMORY
                     break
-        _, vocative = _lead(lower, start, end)
+        vocative = vocative or bool(following and _VOCATIVE_ONLY.match(lower, start, end))
+        if level is None and not vocative:
+            continue
+        while start < end and lower[start].isspace():
+            start += 1
+        # A clause introduced as a mention ("attacks such as '…'") is neither an instruction nor an address.
+        if _MENTION.search(lower, max(0, start - 30), start) or mentioned(lower, start):
+            continue
         # "Hey bot, … ." and "Assistant: …" address the clauses after them too.
-        addressed = addressed or vocative or bool(following and _VOCATIVE_ONLY.match(lower, start, end))
+        addressed = addressed or vocative
         if level is not None:
-            while start < end and lower[start].isspace():
-                start += 1
             out.append(Directive(level, start, end))
     return out
 

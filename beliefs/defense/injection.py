@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from ahocorasick_rs import AhoCorasick
 
 from beliefs.defense.directives import memory_directives
-from beliefs.defense.injection_rules import CASED, CASED_LITERALS, DISCUSSION, FAMILIES, RULES
+from beliefs.defense.injection_rules import CASED, CASED_LITERALS, FAMILIES, RULES
+from beliefs.defense.mentions import mentioned
 from beliefs.defense.narrow import finditer_at
 from beliefs.defense.normalise import folded
 from beliefs.defense.triggers import required_literals, start_literals
@@ -119,7 +120,7 @@ def _rule_findings(variant: str, index, rules, present=None) -> list[InjectionFi
         else:
             matches = pattern.finditer(variant)
         for match in matches:
-            if match.end() <= match.start() or DISCUSSION.search(variant, max(0, match.start() - 40), match.start()):
+            if match.end() <= match.start() or mentioned(variant, match.start()):
                 continue
             out.append(InjectionFinding(family, index[match.start()], index[match.end() - 1] + 1))
             break  # one span per rule is enough to flag and to show where

@@ -212,7 +212,22 @@ RULES: list[tuple[str, re.Pattern]] = [
 FAMILIES = tuple(dict.fromkeys([family for family, _ in RULES + CASED] + ["homoglyph", "hidden_unicode"]))
 
 # Words that introduce a mention rather than an instruction ("attacks such as 'ignore previous instructions'").
+# An instruction reported as put to a model ("the payload told the assistant to …", "tricked the agent into saving …").
+REPORTED = (
+    r"\b(?:told|tells|telling|asked|asks|asking|instructs?|instructed|instructing|trick(?:s|ed|ing)?|convinc(?:es|ed|ing)|persuad(?:es|ed|ing)|"
+    r"coax(?:es|ed|ing)?|manipulat(?:es|ed|ing)|gets?|getting|got|forc(?:es|ed|ing)|caus(?:es|ed|ing)|makes?|made) "
+    r"(?:the |an? |its |their |your |our |this |that )?(?:[\w-]+ )?(?:bots?|assistants?|models?|agents?|llms?|ai|"
+    r"chatbots?|systems?|targets?) (?:to|into)(?: [\w-]+ing)?"
+)
 DISCUSSION = re.compile(
     r"(?i)(?:\bsuch as|\be\.g\.|\bfor example|\bfor instance|\bphrases? like|\bprompts? like|\bknown as|\bcalled|"
-    r"\btokens? such as|\bexamples? (?:of|like|include)|\bprompts? (?:that|which) (?:try|attempt)|\bsuch prompts)\W{0,4}$"
+    r"\btokens? such as|\bexamples? (?:of|like|include)|\bprompts? (?:that|which) (?:try|attempt)|\bsuch prompts|"
+    r"\b(?:payloads?|strings?|instructions?|text|messages?|inputs?) (?:like|such as)|" + REPORTED + r")\W{0,4}$"
+)
+# Inside a quotation, a reporting word before the opening quote makes the quoted text a mention as well
+# ("a message that says 'ignore previous instructions'").
+QUOTED_MENTION = re.compile(
+    r"(?i)(?:\bsays?|\bsaid|\bsaying|\bwrites?|\bwrote|\bcontaining|\bcontains|\blike|\bquote[sd]?|\bsuch as|"
+    r"\be\.g\.|\bfor example|\bfor instance|\bexamples?|" + REPORTED + r")"
+    r"[\s:,]{0,3}[\"“‘'`]$"
 )

@@ -240,7 +240,11 @@ PERSONAL: list[Detector] = [
     Detector(
         "passport_number",
         "pii",
-        re.compile(r"(?i)\bpassport\b(?:\s*(?:no\.?|number|num|nr\.?|id))?\s*[:#.]?\s*#?\s*(?P<v>[A-Z0-9]{6,9})\b"),
+        # A label in prose or a key ("passport no. 925…", "UK passport (number 925…)", ``"passport_no": "A12…"``).
+        re.compile(
+            r"(?i)\bpassport(?:[\s_\-]*(?:no\.?|number|num|nr\.?|id|#)|[^\n\d.;]{0,20}?\b(?:no\.|number|num|nr\.?)"
+            r"|[^\n\d.;]{0,20}?#)?[\"'\s:=#.(]*(?P<v>[A-Z0-9]{6,9})\b"
+        ),
         validate=lambda v: len(re.findall(r"\d", v)) >= 5,
         group="v",
         keywords=("passport",),
@@ -260,7 +264,7 @@ PERSONAL: list[Detector] = [
         "street_address",
         "pii",
         re.compile(
-            rf"\b\d{{1,6}}(?:\s+{_WORD}){{1,5}}(?:\s+(?:Apt\.?|Apartment|Suite|Ste\.?|Unit|Fl\.?|Floor|#)\s*[\w\-]+)?,?"
+            rf"\b\d{{1,6}}(?:\s+{_WORD}){{1,5}}(?:,?\s+(?:Apt\.?|Apartment|Suite|Ste\.?|Unit|Fl\.?|Floor|#)\s*[\w\-]+)?,?"
             rf"\s+{_WORD}(?:\s+{_WORD}){{0,3}},\s+(?:{_STATES})\s+\d{{5}}(?:-\d{{4}})?\b"
         ),
         precheck=re.compile(r", [A-Z]{2} \d{5}\b"),
