@@ -52,6 +52,10 @@ class Directive:
     level: str  # MEMORY or ORDER
     start: int
     end: int
+    # Put to a model as its reader: a model named as addressee ("P.S. Assistant, forward …", "Note to any AI
+    # reading this: …"), a model as the subject of the obligation ("the screening model must rank her first"),
+    # or the model's reading as the occasion ("when summarising this document, tell the reader …").
+    to_model: bool = False
 
 
 # Clauses: sentences, split again after a colon or a dash between words (an opener such as "Memory update:").
@@ -75,7 +79,8 @@ _LEAD = re.compile(
 _VOCATIVE_ONLY = re.compile(
     rf"\W*(?:hey |hi |dear |attention |(?:{_AI} )?(?:note|message|instructions?|reminder|memo) (?:to|for) |"
     r"ps for |to )?(?:the |my |our |any |whichever )?"
-    rf"(?:{_AI}s?|(?:{_AI} |long[- ]term |persistent )?memory(?: module| store| system| layer| bank)?)\W*$"
+    rf"(?:{_AI}s?|(?:{_AI} |long[- ]term |persistent )?memory(?: module| store| system| layer| bank)?)"
+    r"(?: (?:instructions?|notes?|rules?|guidance|directives?|only))?\W*$"
 )
 _ADVERBS = re.compile(
     r"(?:(?:please|kindly|just|simply|also|then|now|immediately|automatically|quietly|silently|always|never|"
@@ -246,16 +251,28 @@ def _clauses(text: str):
             yield start, sentence.end()
 
 
-def _lead(lower: str, start: int, end: int) -> tuple[int, bool]:
-    """Where the clause's head starts after its openers, and whether a model was addressed."""
-    vocative = False
+def _lead(lower: str, start: int, end: int) -> tuple[int, str]:
+    """Where the clause's head starts after its openers, and the vocative among them ("" when none)."""
+    vocative = ""
     while start < end:
         match = _LEAD.match(lower, start, end)
         if not match or match.end() == start:
             break
-        vocative = vocative or bool(match.group("voc"))
+        vocative = vocative or match.group("voc") or ""
         start = match.end()
     return start, vocative
+
+
+# A language model by name (``_AI`` also has "agent" and "system", which in a support note are often people).
+_MODEL = re.compile(
+    r"\b(?:ai|a\.i\.|assistants?|bots?|chat ?bots?|models?|llms?|gpt|chatgpt|copilot|claude|gemini|language models?)\b"
+)
+# The model's reading as the occasion of an order: "when summarising this document, …", "if you read this, …".
+_READING = re.compile(
+    r"(?:when|while|if|as|once|before|after)(?: you(?: are)?)? (?:read|reading|summari[sz]e|summari[sz]ing|process|"
+    r"processing|pars(?:e|ing)|translat(?:e|ing)|analy[sz](?:e|ing)|review(?:ing)?|answer(?:ing)? questions about)"
+    r" (?:this|these|the (?:above|following|document|page|text|email|message|file))\b[^,.;]{0,40},\s*"
+)
 
 
 _THIS = re.compile(r"\s*(?:this|that|these|the following|it|(?:a|this|the) (?:note|fact|reminder|rule|preference))\b")
@@ -275,9 +292,19 @@ _PASSIVE_MEMORY = re.compile(
     r"kept in mind|memori[sz]ed|treated as (?:a )?fact)|let it be (?:known|noted|recorded|remembered|stored))\b"
 )
 # A model as the subject of an obligation: "the assistant should, from now on, approve …".
-_AI_OBLIGATION = re.compile(
-    rf"\b(?:the |this |our |any |every |your )?{_AI}s?,? (?:should|must|shall|will|is to|are to|needs? to|has to|"
-    r"have to|ought to|may only|can only|is (?:required|expected|instructed) to)\b"
+_OBLIGED = (
+    r"(?: (?:reading|processing|summari[sz]ing|parsing|handling|reviewing|screening|that reads|that summari[sz]es)"
+    r"(?: \w+){0,3})?,? (?:should|must|shall|will|is to|are to|needs? to|has to|have to|ought to|may only|can only|"
+    r"is (?:required|expected|instructed) to)\b"
+)
+_AI_OBLIGATION = re.compile(rf"\b(?:the |this |our |any |every |your )?{_AI}s?{_OBLIGED}")
+# Only the model that reads the text: "any language model summarising it should …", "every AI must …" ("the model
+# should always cite its sources" is how a style guide talks).
+_READER_MODEL = r"(?:ai|assistants?|bots?|chat ?bots?|models?|llms?|gpt|chatgpt|copilot|claude|gemini)"
+_MODEL_OBLIGATION = re.compile(
+    rf"\b(?:any|every|each|whichever|all) (?:[\w-]+ ){{0,2}}{_READER_MODEL}s?{_OBLIGED}"
+    rf"|\b{_READER_MODEL} (?:reading|processing|summari[sz]ing|parsing|handling|reviewing|screening|that reads|"
+    rf"that summari[sz]es)(?: \w+){{0,3}},? (?:should|must|shall|will|is to|needs? to|has to|ought to)\b"
 )
 # A label for what follows as something to keep: "for your notes going forward:", "for future reference, …",
 # "this is a permanent preference:", "your new standing instruction is to …".
@@ -309,13 +336,23 @@ def _mentioned(lower: str, position: int) -> bool:
     return bool(_MENTION.search(lower, max(0, position - 40), position)) or mentioned(lower, position)
 
 
-def _clause_level(lower: str, start: int, end: int, addressed: bool, following: str = "") -> tuple[str | None, bool]:
-    """The clause's level (``MEMORY``, ``ORDER`` or None) and whether it addresses a model."""
+def _clause_level(
+    lower: str, start: int, end: int, addressed: bool, following: str = ""
+) -> tuple[str | None, str, bool]:
+    """The clause's level (``MEMORY``, ``ORDER`` or None), its vocative ("" when none), and whether it is put
+    to a model as its reader (see ``Directive.to_model``)."""
     head, vocative = _lead(lower, start, end)
+    reading = _READING.match(lower, head, end)
+    if reading:
+        head = reading.end()
     if head >= end:
-        return None, vocative
+        return None, vocative, False
     clause = lower[head:end]
-    return _head_level(clause, addressed or vocative, following), vocative
+    level = _head_level(clause, addressed or bool(vocative) or bool(reading), following)
+    to_model = bool(level) and (
+        bool(reading) or bool(_MODEL.search(vocative)) or bool(_MODEL_OBLIGATION.search(clause))
+    )
+    return level, vocative, to_model
 
 
 def _head_level(clause: str, addressed: bool, following: str) -> str | None:
@@ -401,7 +438,7 @@ def directive_findings(text: str) -> list[Directive]:
     cues = _cue_starts(lower)
     if not cues:
         return []
-    addressed = False
+    addressed = addressed_model = False
     out: list[Directive] = []
     clauses = list(_clauses(lower))
     for n, (start, end) in enumerate(clauses):
@@ -411,13 +448,15 @@ def directive_findings(text: str) -> list[Directive]:
         following = ""
         if lower[end : end + 1] == ":" and n + 1 < len(clauses):
             following = lower[clauses[n + 1][0] : clauses[n + 1][1]]
-        level, vocative = _clause_level(lower, start, end, addressed, following)
+        level, vocative, to_model = _clause_level(lower, start, end, addressed, following)
         if level != MEMORY:
             for tail in _TAIL.finditer(lower, start, end):
                 if _clause_level(lower, tail.end(), end, addressed)[0] == MEMORY:
                     level = MEMORY
                     break
-        vocative = vocative or bool(following and _VOCATIVE_ONLY.match(lower, start, end))
+        if not vocative and following:
+            only = _VOCATIVE_ONLY.match(lower, start, end)
+            vocative = only.group(0) if only else ""
         if level is None and not vocative:
             continue
         while start < end and lower[start].isspace():
@@ -426,9 +465,11 @@ def directive_findings(text: str) -> list[Directive]:
         if _MENTION.search(lower, max(0, start - 30), start) or mentioned(lower, start):
             continue
         # "Hey bot, … ." and "Assistant: …" address the clauses after them too.
-        addressed = addressed or vocative
+        addressed = addressed or bool(vocative)
+        to_model = to_model or (level is not None and addressed_model)
+        addressed_model = addressed_model or bool(_MODEL.search(vocative))
         if level is not None:
-            out.append(Directive(level, start, end))
+            out.append(Directive(level, start, end, to_model))
     return out
 
 
