@@ -77,6 +77,25 @@ CASES = [
         "7f3b9c1e5a2d8f4b6c0e9a1d3f5b7c9e",
     ),
 ]
+ADDRESSES = [
+    ("She lives at 742 Evergreen Terrace, Springfield.", "742 Evergreen Terrace, Springfield"),
+    ("Deliver to 55 Rue de Rivoli, 75001 Paris.", "55 Rue de Rivoli, 75001 Paris"),
+    ("Our client at 12 Oak St. Apt 4, Boston MA 02118 called twice.", "12 Oak St. Apt 4, Boston MA 02118"),
+    (
+        "Address: 4021 W. Sunset Blvd, Los Angeles, California 90029",
+        "4021 W. Sunset Blvd, Los Angeles, California 90029",
+    ),
+    ("Send the cheque to P.O. Box 1234, Austin, TX 78767.", "P.O. Box 1234, Austin, TX 78767"),
+    ("Her new address is 88 Queen's Road, Flat 3, Brighton BN1 3XE.", "88 Queen's Road, Flat 3, Brighton BN1 3XE"),
+    ("Customer moved to 3 Chemin des Vignes, 1207 Genève last year.", "3 Chemin des Vignes, 1207 Genève"),
+    ("Ship it to Hauptstraße 5, 10115 Berlin please.", "Hauptstraße 5, 10115 Berlin"),
+]
+NOT_ADDRESSES = [
+    "The ticket mentions 500 Internal Server Error on 3 hosts.",
+    "We moved the meeting to 14 March, Room 3, Building B.",
+    "Version 2 Release Notes, Section 4, page 12.",
+    "Use a 3 way merge when the branches diverge.",
+]
 CARD_DOB_ADDRESS = (
     "Customer Dana Whitfield, born 14/03/1987, paid with 4539 1488 0343 6467 from 22 Larch Road, Leeds LS6 2QR."
 )
@@ -115,4 +134,14 @@ def test_a_card_next_to_a_birth_date_and_an_address_is_three_findings():
 
 @pytest.mark.parametrize("text", LOOK_ALIKES)
 def test_look_alikes_hashes_references_and_empty_values_are_left_alone(text):
+    assert scan(text) == []
+
+
+@pytest.mark.parametrize(("text", "address"), ADDRESSES)
+def test_a_street_address_is_found_by_its_shape_with_its_town(text, address):
+    assert [text[f.start : f.end] for f in scan(text) if f.kind == "street_address"] == [address]
+
+
+@pytest.mark.parametrize("text", NOT_ADDRESSES)
+def test_numbers_before_capitalised_words_are_no_address(text):
     assert scan(text) == []
