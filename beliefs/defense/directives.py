@@ -269,8 +269,9 @@ _MODEL = re.compile(
 )
 # The model's reading as the occasion of an order: "when summarising this document, …", "if you read this, …".
 _READING = re.compile(
-    r"(?:when|while|if|as|once|before|after)(?: you(?: are)?)? (?:read|reading|summari[sz]e|summari[sz]ing|process|"
-    r"processing|pars(?:e|ing)|translat(?:e|ing)|analy[sz](?:e|ing)|review(?:ing)?|answer(?:ing)? questions about)"
+    # (what a model does with a document; "if you read this, call me" is how people write to people)
+    r"(?:when|while|if|as|once|before|after)(?: you(?: are)?)? (?:summari[sz]e|summari[sz]ing|process|processing|"
+    r"pars(?:e|ing)|translat(?:e|ing)|analy[sz](?:e|ing)|answer(?:ing)? questions about)"
     r" (?:this|these|the (?:above|following|document|page|text|email|message|file))\b[^,.;]{0,40},\s*"
 )
 

@@ -94,6 +94,7 @@ ABOUT_MODELS = [
     "In the red-team exercise, the tester's document told the model to print its system prompt, and it did.",
     "The model should always cite its sources, according to our style guide.",
     "Hi agent, please call me back about the refund on order 5521.",
+    "If you read this, please call me back about the delivery.",
 ]
 
 
