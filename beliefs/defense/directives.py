@@ -106,7 +106,7 @@ _ACTION_VERBS = (
 _IMPERATIVE = re.compile(
     rf"{_ADVERBS.pattern}(?P<verb>{_MEMORY_VERBS}|{_ACTION_VERBS})\b"
     # followed by an object, not a number ("(call 3)", "note 1: …" are labels) or a verb form ("use is …")
-    r"(?=\s+(?!(?:of|is|are|was|were|has|had|will|would|can|could|and|or)\b)[^\W\d]|\s+[''\"‘“$@#(\[])"
+    r"(?=,?\s+(?!(?:of|is|are|was|were|has|had|will|would|can|could|and|or)\b)[^\W\d]|\s+[''\"‘“$@#(\[])"
 )
 _MEMORY_VERB = re.compile(rf"(?:{_MEMORY_VERBS})$")
 # Memory verbs about what to believe: with a standing scope they are about the memory whatever their object
@@ -218,37 +218,55 @@ _CUE_STEMS = (
 _CUE_WORDS = tuple(
     sorted(
         _head_words(_MEMORY_VERBS)
-        | _head_words(_ACTION_VERBS)
         | {"ai", "a.i.", "bot", "bots", "is to", "are to", "have to", "has to", "let it be", "it is", "for good"}
     )
 )
-_CUE_FINDER = AhoCorasick([*_CUE_STEMS, *_CUE_WORDS])
-_WHOLE = frozenset(range(len(_CUE_STEMS), len(_CUE_STEMS) + len(_CUE_WORDS)))
+# Verbs of action count only at the head of a clause (an imperative), within its first characters (openers such as
+# "P.S. Assistant, please just" included); elsewhere they need a modal or another cue to matter.
+_ACTION_WORDS = tuple(sorted(_head_words(_ACTION_VERBS) - set(_CUE_WORDS)))
+_HEAD_REACH = 48
+_CUE_FINDER = AhoCorasick([*_CUE_STEMS, *_CUE_WORDS, *_ACTION_WORDS])
+_WHOLE = frozenset(range(len(_CUE_STEMS), len(_CUE_STEMS) + len(_CUE_WORDS) + len(_ACTION_WORDS)))
+_ACTION = frozenset(range(len(_CUE_STEMS) + len(_CUE_WORDS), len(_CUE_STEMS) + len(_CUE_WORDS) + len(_ACTION_WORDS)))
 
 
-def _cue_starts(lower: str) -> list[int]:
-    """Sorted start offsets of every cue in ``lower`` that begins a word (and, for whole words, ends one)."""
-    starts = []
+def _cue_starts(lower: str) -> tuple[list[int], list[int]]:
+    """Sorted start offsets of the cues in ``lower`` that begin a word (and, for whole words, end one): the verbs
+    of action apart, as they count only near the head of a clause."""
+    starts, actions = [], []
     for index, start, end in _CUE_FINDER.find_matches_as_indexes(lower, overlapping=True):
         if start and (lower[start - 1].isalnum() or lower[start - 1] == "_"):
             continue
         if index in _WHOLE and end < len(lower) and (lower[end].isalnum() or lower[end] == "_"):
             continue
-        starts.append(start)
+        (actions if index in _ACTION else starts).append(start)
     starts.sort()
-    return starts
+    actions.sort()
+    return starts, actions
 
 
-def _clauses(text: str):
-    """(start, end) of each clause: sentences, split again at colons, dashes and brackets."""
-    for sentence in _SENTENCE.finditer(text):
-        start = sentence.start()
-        for cut in _SPLIT.finditer(text, sentence.start(), sentence.end()):
-            if cut.start() > start:
-                yield start, cut.start()
-            start = cut.end()
-        if sentence.end() > start:
-            yield start, sentence.end()
+def _has_cue(cues: list[int], actions: list[int], start: int, end: int) -> bool:
+    at = bisect_left(cues, start)
+    if at < len(cues) and cues[at] < end:
+        return True
+    at = bisect_left(actions, start)
+    return at < len(actions) and actions[at] < min(end, start + _HEAD_REACH)
+
+
+def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """(start, end) of each clause of the sentence ``text[start:end]``: split at colons, dashes and brackets."""
+    out = []
+    for cut in _SPLIT.finditer(text, start, end):
+        if cut.start() > start:
+            out.append((start, cut.start()))
+        start = cut.end()
+    if end > start:
+        out.append((start, end))
+    return out
+
+
+def _any_cue(cues: list[int], actions: list[int], start: int, end: int) -> bool:
+    return any(at < len(found) and found[at] < end for found in (cues, actions) for at in [bisect_left(found, start)])
 
 
 def _lead(lower: str, start: int, end: int) -> tuple[int, str]:
@@ -357,6 +375,7 @@ def _clause_level(
 
 
 def _head_level(clause: str, addressed: bool, following: str) -> str | None:
+    """The level of a clause read from its head (openers stripped); ``following``: the clause after its colon."""
     if following and _BARE_MEMORY_VERB.match(clause):
         # "Remember: …", "Save this to memory: …": the clause after the colon is what is to be kept.
         if _PERSIST.search(following) or _PRIVILEGE.search(following) or _PERMANENCE.search(clause):
@@ -436,15 +455,26 @@ def directive_findings(text: str) -> list[Directive]:
     if not text:
         return []
     lower = text.lower()
-    cues = _cue_starts(lower)
-    if not cues:
+    cues, actions = _cue_starts(lower)
+    if not cues and not actions:
         return []
     addressed = addressed_model = False
     out: list[Directive] = []
-    clauses = list(_clauses(lower))
+    for sentence in _SENTENCE.finditer(lower):
+        if _any_cue(cues, actions, sentence.start(), sentence.end()):
+            addressed, addressed_model = _read_sentence(
+                lower, _clauses(lower, sentence.start(), sentence.end()), cues, actions, addressed, addressed_model, out
+            )
+    return out
+
+
+def _read_sentence(
+    lower, clauses, cues, actions, addressed: bool, addressed_model: bool, out: list
+) -> tuple[bool, bool]:
+    """Append the directives among one sentence's clauses to ``out``; returns whether a model (or anyone) has been
+    addressed so far."""
     for n, (start, end) in enumerate(clauses):
-        at = bisect_left(cues, start)
-        if at == len(cues) or cues[at] >= end:
+        if not _has_cue(cues, actions, start, end):
             continue  # no cue in this clause: nothing to read (and no model addressed)
         following = ""
         if lower[end : end + 1] == ":" and n + 1 < len(clauses):
@@ -471,7 +501,7 @@ def directive_findings(text: str) -> list[Directive]:
         addressed_model = addressed_model or bool(_MODEL.search(vocative))
         if level is not None:
             out.append(Directive(level, start, end, to_model))
-    return out
+    return addressed, addressed_model
 
 
 def memory_directives(text: str) -> list[Directive]:

@@ -122,17 +122,18 @@ _UK_POSTCODE = (
     r"(?:GIR ?0AA|[A-PR-UWYZ](?:\d[A-HJKPSTUW]?|[A-HK-Y]\d[ABEHMNPRVWXY]?|\d\d|[A-HK-Y]\d\d?) ?\d[ABD-HJLNP-UW-Z]{2})"
 )
 _WORD = r"[A-Z][A-Za-z'.\-]*"
-_PLACE = r"[A-ZÀ-Ý][A-Za-zÀ-ÿ'\-]*"
-_TOWN = rf"(?!(?:{_STATES})\b){_PLACE}"  # a town's words, never a state code (that comes with the ZIP)
 _SUFFIX = (
     r"(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Boulevard|Blvd\.?|Lane|Ln\.?|Drive|Dr\.?|Terrace|Way|Court|Ct\.?|"
     r"Place|Pl\.?|Parkway|Pkwy\.?|Highway|Hwy\.?|Close|Crescent|Square|Sq\.?|Loop|Circle|Row|Walk|Gardens|Grove|"
     r"Mews|Trail|Plaza|Alley|Quay|Wharf|Rise)"
 )
 _STREET_FIRST = r"(?:Rue|Via|Viale|Calle|Chemin|Avenida|Rua|Strada|Carrer|Piazza|Paseo|Allée|Impasse|Avenue|Boulevard)"
-_STREET_CUE = re.compile(
-    rf"(?<![A-Za-z]){_SUFFIX}(?![A-Za-z])|\b{_STREET_FIRST}\b|(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm)"
-    r"\s+\d|\bBox\s+\d"
+_BWORD = r"[A-Z][A-Za-z'.\-]{0,30}"
+_BTOWN = rf"(?!(?:{_STATES})\b)[A-ZÀ-Ý][A-Za-zÀ-ÿ'\-]{{0,30}}"  # a town's words, never a state code
+_ADDRESS_TAIL = (
+    r"(?:,?\s{1,3}(?:Apt\.?|Apartment|Flat|Suite|Ste\.?|Unit|Fl\.?|Floor|#)\s{0,2}[\w\-]{1,10})?"
+    rf"(?:,\s{{0,3}}(?:\d{{4,5}}\s{{1,3}})?{_BTOWN}(?:\s{{1,3}}{_BTOWN}){{0,2}}(?=[\s,.;)]|$))?"
+    rf"(?:,?\s{{1,3}}(?:{_STATES}|[A-Z][a-z]{{2,20}})\s{{1,3}}\d{{5}}(?:-\d{{4}})?\b|,?\s{{1,3}}{_UK_POSTCODE}\b)?"
 )
 
 PERSONAL: list[Detector] = [
@@ -293,21 +294,28 @@ PERSONAL: list[Detector] = [
     ),
     # A street by its shape wherever it stands: a house number, words and a street suffix ("742 Evergreen
     # Terrace"), a street word first ("55 Rue de Rivoli", "Via Roma 10"), a German street ("Hauptstraße 5"),
-    # or a post-office box; then, when present, a flat, the town, and a state and ZIP or a postcode.
-    Detector(
-        "street_address",
-        "pii",
-        re.compile(
-            rf"(?:\b\d{{1,5}}[A-Za-z]?,?\s+(?:(?:{_WORD}|of|des|del|du|de|la|le|da|di)\s+){{1,4}}?{_SUFFIX}(?![A-Za-z])"
-            rf"|\b\d{{1,5}}[A-Za-z]?,?\s+{_STREET_FIRST}(?:\s+(?:{_WORD}|des|del|dos|das|du|de|la|le|da|di)(?![a-z])){{1,4}}"
-            rf"|\b{_STREET_FIRST}(?:\s+(?:{_WORD}|della|des|del|de|di)(?![a-z])){{1,3}}\s+\d{{1,4}}[A-Za-z]?\b"
-            rf"|\b[A-ZÄÖÜ][a-zäöüß]+(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm)\s+\d{{1,4}}[a-z]?\b"
-            r"|\bP\.?\s?O\.?\s?Box\s+\d{1,6}\b)"
-            r"(?:,?\s+(?:Apt\.?|Apartment|Flat|Suite|Ste\.?|Unit|Fl\.?|Floor|#)\s*[\w\-]+)?"
-            rf"(?:,\s*(?:\d{{4,5}}\s+)?{_TOWN}(?:\s+{_TOWN}){{0,2}}(?=[\s,.;)]|$))?"
-            rf"(?:,?\s+(?:{_STATES}|[A-Z][a-z]+)\s+\d{{5}}(?:-\d{{4}})?\b|,?\s+{_UK_POSTCODE}\b)?"
-        ),
-        precheck=_STREET_CUE,
+    # or a post-office box; then, when present, a flat, the town, and a state and ZIP or a postcode. Each
+    # form is run only in the windows around its skeleton (bounded lengths throughout).
+    *(
+        Detector("street_address", "pii", re.compile(head + _ADDRESS_TAIL), precheck=skeleton, windowed=True)
+        for head, skeleton in (
+            (
+                rf"\b\d{{1,5}}[A-Za-z]?,?\s{{1,3}}(?:(?:{_BWORD}|of|des|del|du|de|la|le|da|di)\s{{1,3}}){{1,4}}?"
+                rf"{_SUFFIX}(?![A-Za-z])",
+                re.compile(rf"(?<![A-Za-z]){_SUFFIX}(?![A-Za-z])"),
+            ),
+            (
+                rf"(?:\b\d{{1,5}}[A-Za-z]?,?\s{{1,3}}{_STREET_FIRST}(?:\s{{1,3}}(?:{_BWORD}|des|del|dos|das|du|de|la|le|"
+                rf"da|di)(?![a-z])){{1,4}}|\b{_STREET_FIRST}(?:\s{{1,3}}(?:{_BWORD}|della|des|del|de|di)(?![a-z])){{1,3}}"
+                r"\s{1,3}\d{1,4}[A-Za-z]?\b)",
+                re.compile(rf"\b{_STREET_FIRST}\b"),
+            ),
+            (
+                r"\b[A-ZÄÖÜ][a-zäöüß]{0,30}(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm)\s{1,3}\d{1,4}[a-z]?\b",
+                re.compile(r"(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm)\s{1,3}\d"),
+            ),
+            (r"\bP\.?\s?O\.?\s?Box\s{1,3}\d{1,6}\b", re.compile(r"\bBox\s{1,3}\d")),
+        )
     ),
     Detector(
         "mac_address",
