@@ -169,7 +169,7 @@ CONTEXT_KEYS: list[Detector] = [
     ),
     # The same 64-byte key shape named only by the words around it ("account opsdiag and key 8fQ…==").
     Detector(
-        "base64_secret_key",
+        "generic_api_key",
         "credential",
         re.compile(rf"(?<![A-Za-z0-9+/])(?P<v>{B64}{{86}}==)(?![A-Za-z0-9+/=])"),
         validate=lambda v: random_secret(v[:40]),
@@ -249,7 +249,7 @@ CONTEXT_KEYS: list[Detector] = [
     ),
     # A key or token named in prose, its value after the word or "is" ("use the key 7f3b… when calling the API").
     Detector(
-        "secret_in_prose",
+        "generic_api_key",
         "credential",
         re.compile(
             r"(?i)\b(?:key|token|secret)s?\b(?:\s+(?:is|was|=))?\s*[:=]?\s*[\"'`]?"

@@ -91,7 +91,7 @@ _MEMORY_VERBS = (
     r"remember|memori[sz]e|commit|note(?: down)?|make a note|take note|jot down|write (?:this |that |it |these )?down|"
     r"store|save|record|log|retain|keep in mind|bear in mind|keep (?:this|that|it) in mind|learn|add|update|"
     r"overwrite|rewrite|correct|change|modify|replace|forget|erase|treat|consider|regard|assume|believe|accept|"
-    r"internali[sz]e|file|register|put|persist|pin|hold on to"
+    r"internali[sz]e|file|register|put|persist|pin|hold on to|keep"
 )
 _ACTION_VERBS = (
     r"approve|reject|deny|refund|pay|transfer|wire|send|forward|e-?mail|cc|bcc|share|reveal|disclose|leak|tell|say|"

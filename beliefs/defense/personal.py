@@ -297,24 +297,46 @@ PERSONAL: list[Detector] = [
     # or a post-office box; then, when present, a flat, the town, and a state and ZIP or a postcode. Each
     # form is run only in the windows around its skeleton (bounded lengths throughout).
     *(
-        Detector("street_address", "pii", re.compile(head + _ADDRESS_TAIL), precheck=skeleton, windowed=True)
-        for head, skeleton in (
+        Detector(
+            "street_address", "pii", re.compile(head + _ADDRESS_TAIL), precheck=skeleton, windowed=True, keywords=words
+        )
+        for head, skeleton, words in (
             (
                 rf"\b\d{{1,5}}[A-Za-z]?,?\s{{1,3}}(?:(?:{_BWORD}|of|des|del|du|de|la|le|da|di)\s{{1,3}}){{1,4}}?"
                 rf"{_SUFFIX}(?![A-Za-z])",
-                re.compile(rf"(?<![A-Za-z]){_SUFFIX}(?![A-Za-z])"),
+                # the house number and the word after it (a digit is found faster than forty suffixes)
+                re.compile(r"\d[A-Za-z]?,?\s{1,3}[A-Za-z]"),
+                (),
             ),
             (
                 rf"(?:\b\d{{1,5}}[A-Za-z]?,?\s{{1,3}}{_STREET_FIRST}(?:\s{{1,3}}(?:{_BWORD}|des|del|dos|das|du|de|la|le|"
                 rf"da|di)(?![a-z])){{1,4}}|\b{_STREET_FIRST}(?:\s{{1,3}}(?:{_BWORD}|della|des|del|de|di)(?![a-z])){{1,3}}"
                 r"\s{1,3}\d{1,4}[A-Za-z]?\b)",
                 re.compile(rf"\b{_STREET_FIRST}\b"),
+                (
+                    "rue",
+                    "via",
+                    "viale",
+                    "calle",
+                    "chemin",
+                    "avenida",
+                    "rua",
+                    "strada",
+                    "carrer",
+                    "piazza",
+                    "paseo",
+                    "allée",
+                    "impasse",
+                    "avenue",
+                    "boulevard",
+                ),  # fmt: skip
             ),
             (
                 r"\b[A-ZÄÖÜ][a-zäöüß]{0,30}(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm)\s{1,3}\d{1,4}[a-z]?\b",
                 re.compile(r"(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm)\s{1,3}\d"),
+                ("straße", "strasse", "str.", "weg", "gasse", "platz", "allee", "ring", "damm"),
             ),
-            (r"\bP\.?\s?O\.?\s?Box\s{1,3}\d{1,6}\b", re.compile(r"\bBox\s{1,3}\d")),
+            (r"\bP\.?\s?O\.?\s?Box\s{1,3}\d{1,6}\b", re.compile(r"\bBox\s{1,3}\d"), ("box",)),
         )
     ),
     Detector(

@@ -248,9 +248,10 @@ def _check_governance(stage: Stage, output: str) -> None:
 
 
 def _check_memory_defense(stage: Stage, output: str) -> None:
-    [episode] = _episodes()
+    episode, planted = _episodes().order_by("id")  # the redaction example, then the planted instruction
     assert "AKIAZ7Q4M2XK9PLR5TWN" not in episode.content and "dana.ruiz@initech.io" not in episode.content
     assert "[REDACTED:aws_access_key_id]" in episode.content
+    assert "memory_directive" in planted.injection_flags
 
 
 CHECKS: dict[str, Callable[[Stage, str], None]] = {
