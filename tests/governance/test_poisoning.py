@@ -22,8 +22,8 @@ from beliefs.services.extract import bank_extract
 from beliefs.services.mental_models import mental_model_create
 from reviews.models import ReviewItem
 from reviews.services.decisions import review_item_decide
-from tests.beliefs.consolidation_helpers import T0, days
-from tests.web.builders import make_user
+from tests.helpers.builders import make_user
+from tests.helpers.consolidation import T0, days
 from workloads.anomaly import triage
 
 pytestmark = pytest.mark.django_db
