@@ -196,8 +196,12 @@ def run(label: str = "poisoning", seed: int = 26) -> dict:
         resting = {e.belief_id for e in evidence}
         # What rests on a planted text, when anything does: the write path, the stance and the text.
         resting_on = [
-            {"path": path_of[e.episode_id], "stance": e.stance, "belief": e.belief.statement[:120],
-             "text": e.episode.content[:160]}  # fmt: skip
+            {
+                "path": path_of[e.episode_id],
+                "stance": e.stance,
+                "belief": e.belief.statement[:120],
+                "text": e.episode.content[:160],
+            }  # fmt: skip
             for e in evidence
         ]
         models = MentalModel.objects.filter(bank=bank)

@@ -28,6 +28,7 @@ class MemoryHubAutoSchema(AutoSchema):
             for parameter in extension.resolve_filter_field(self, model, filterset, name, field)
         ]
 
+
 ERROR_SCHEMA = {
     "type": "object",
     "required": ["code", "detail", "extra"],

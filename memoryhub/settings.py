@@ -226,7 +226,6 @@ SPECTACULAR_SETTINGS = {
 }
 
 
-
 def _local_metrics_token(data_dir: Path) -> str:
     """A random scrape token kept in the data directory: without MEMORYHUB_METRICS, /metrics needs this token."""
     import secrets

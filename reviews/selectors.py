@@ -17,8 +17,10 @@ def review_item_list(*, bank: Bank) -> QuerySet[ReviewItem]:
 
 def review_items(*, bank: Bank, kind: str | None = None, decided: bool = False) -> QuerySet[ReviewItem]:
     """Pending items of ``bank`` oldest first (a queue), or decided ones newest decision first."""
-    items = ReviewItem.objects.filter(bank=bank).select_related("belief", "triage").defer(
-        "belief__embedding", "belief__search_vector"
+    items = (
+        ReviewItem.objects.filter(bank=bank)
+        .select_related("belief", "triage")
+        .defer("belief__embedding", "belief__search_vector")
     )
     if kind:
         items = items.filter(kind=kind)

@@ -40,9 +40,7 @@ def lesson_support(*, bank: Bank, items: list[ReviewItem]) -> dict[int, dict]:
     outcomes: dict[tuple, dict[str, int]] = defaultdict(dict)
     if pairs:
         rows = (
-            Intervention.objects.filter(
-                bank=bank, play__in={p for p, _ in pairs}, segment__in={s for _, s in pairs}
-            )
+            Intervention.objects.filter(bank=bank, play__in={p for p, _ in pairs}, segment__in={s for _, s in pairs})
             .values_list("play", "segment", "outcome")
             .annotate(n=Count("id"))
             .order_by()

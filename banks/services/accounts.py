@@ -166,4 +166,3 @@ def invitation_close(*, invitation: Invitation, actor: str, action: str = "invit
             audit_record(tenant=invitation.tenant_id, action=action, target=f"invitation:{invitation.pk}",
                          actor=actor)  # fmt: skip
     return bool(closed)
-

@@ -153,20 +153,24 @@ def iban(rng: random.Random) -> str:
 def passport(rng: random.Random) -> tuple[str, str]:
     country = rng.choice(["us", "uk", "de", "fr", "in", "ca"])
     if country == "us":
-        value = rand_chars(rng, string.digits, 9) if rng.random() < 0.5 else rng.choice("ACDEF") + rand_chars(
-            rng, string.digits, 8
+        value = (
+            rand_chars(rng, string.digits, 9)
+            if rng.random() < 0.5
+            else rng.choice("ACDEF") + rand_chars(rng, string.digits, 8)
         )
     elif country == "uk":
         value = rand_chars(rng, string.digits, 9)
     elif country == "de":
         value = rng.choice("CFGHJK") + rand_chars(rng, "CFGHJKLMNPRTVWXYZ0123456789", 8)
     elif country == "fr":
-        value = rand_chars(rng, string.digits, 2) + rand_chars(rng, string.ascii_uppercase, 2) + rand_chars(
-            rng, string.digits, 5
+        value = (
+            rand_chars(rng, string.digits, 2)
+            + rand_chars(rng, string.ascii_uppercase, 2)
+            + rand_chars(rng, string.digits, 5)
         )
     elif country == "in":
-        value = rng.choice("ABCDEFGHJKLMNPRSTUVWXYZ") + rand_chars(rng, "123456789", 1) + rand_chars(
-            rng, string.digits, 6
+        value = (
+            rng.choice("ABCDEFGHJKLMNPRSTUVWXYZ") + rand_chars(rng, "123456789", 1) + rand_chars(rng, string.digits, 6)
         )
     else:
         value = rand_chars(rng, string.ascii_uppercase, 2) + rand_chars(rng, string.digits, 6)
@@ -279,7 +283,9 @@ def square_token(rng):
 def jwt(rng, person):
     header = b64url(json.dumps({"alg": rng.choice(["HS256", "RS256"]), "typ": "JWT"}).encode())
     payload = b64url(
-        json.dumps({"sub": str(rng.randint(10**6, 10**9)), "email": person.email(), "iat": rng.randint(1.6e9, 1.8e9)}).encode()
+        json.dumps(
+            {"sub": str(rng.randint(10**6, 10**9)), "email": person.email(), "iat": rng.randint(1.6e9, 1.8e9)}
+        ).encode()
     )
     return f"{header}.{payload}.{b64url(rng.randbytes(32))}"
 
@@ -335,12 +341,20 @@ def street_address(rng: random.Random, people: People) -> tuple[str, str]:
     if loc == "en-gb":
         outward = rng.choice(["SW1A", "M1", "LS6", "B33", "EH1", "CF10", "BS8", "NE1", "G2", "OX4"])
         inward = str(rng.randint(1, 9)) + rand_chars(rng, "ABDEFGHJLNPQRSTUWXYZ", 2)
-        return f"{rng.randint(1, 300)} {a.street_name()} {rng.choice(['Road', 'Street', 'Lane', 'Close'])}, "\
-            f"{a.city()} {outward} {inward}", "address_uk"
+        return (
+            f"{rng.randint(1, 300)} {a.street_name()} {rng.choice(['Road', 'Street', 'Lane', 'Close'])}, "
+            f"{a.city()} {outward} {inward}",
+            "address_uk",
+        )
     if loc == "en-ca":
         postal = (
-            rng.choice("ABCEGHJKLMNPRSTVXY") + str(rng.randint(0, 9)) + rng.choice("ABCEGHJKLMNPRSTVWXYZ") + " "
-            + str(rng.randint(0, 9)) + rng.choice("ABCEGHJKLMNPRSTVWXYZ") + str(rng.randint(0, 9))
+            rng.choice("ABCEGHJKLMNPRSTVXY")
+            + str(rng.randint(0, 9))
+            + rng.choice("ABCEGHJKLMNPRSTVWXYZ")
+            + " "
+            + str(rng.randint(0, 9))
+            + rng.choice("ABCEGHJKLMNPRSTVWXYZ")
+            + str(rng.randint(0, 9))
         )
         province = rng.choice(["ON", "QC", "BC", "AB", "MB", "NS"])
         return f"{street}, {a.city()}, {province} {postal}", "address_ca"
@@ -410,8 +424,10 @@ def presidio_value(name: str, rng: random.Random, people: People, loc: str):
         text, fmt = street_address(rng, people)
         return text, "street_address", fmt
     simple = {
-        "organization": lambda: people.payment.credit_card_owner()["owner"].split()[-1] + " " + rng.choice(
-            ["Ltd", "Inc", "GmbH", "Group", "Partners"]
+        "organization": lambda: (
+            people.payment.credit_card_owner()["owner"].split()[-1]
+            + " "
+            + rng.choice(["Ltd", "Inc", "GmbH", "Group", "Partners"])
         ),
         "first_name": p.first_name,
         "first_name_male": p.first_name,
@@ -439,7 +455,9 @@ def presidio_value(name: str, rng: random.Random, people: People, loc: str):
         "prefix_male": lambda: "Mr.",
         "prefix_female": lambda: "Ms.",
         "prefix": lambda: rng.choice(["Dr.", "Mr.", "Ms."]),
-        "date_time": lambda: f"{rng.randint(1, 28)}/{rng.randint(1, 12)}/20{rng.randint(10, 29)} {rng.randint(0, 23)}:00",
+        "date_time": lambda: (
+            f"{rng.randint(1, 28)}/{rng.randint(1, 12)}/20{rng.randint(10, 29)} {rng.randint(0, 23)}:00"
+        ),
         "state_abbr": lambda: people.address["en"].state(abbr=True),
         "day_of_week": lambda: rng.choice(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]),
         "us_driver_license": lambda: rng.choice(string.ascii_uppercase) + rand_chars(rng, string.digits, 7),
@@ -736,7 +754,7 @@ def personal_samples(rng: random.Random, people: People) -> list[dict]:
         out.append(_record(s, "positive", "mimesis.internet"))
     for _ in range(12):
         s = Sample().fill(
-            rng.choice(["Send the payout to {wallet}, thanks!", "{open}\"eth_address\": \"{wallet}\"{close}"]),
+            rng.choice(["Send the payout to {wallet}, thanks!", '{open}"eth_address": "{wallet}"{close}']),
             {"wallet": (people.payment.ethereum_address(), "crypto_wallet", "ethereum"), "open": "{", "close": "}"},
         )
         out.append(_record(s, "positive", "mimesis.payment"))
@@ -765,29 +783,65 @@ def negative_samples(rng: random.Random, people: People) -> list[dict]:
         elif kind == 2:
             add("lookalike", f'{{"request_id": "{people.crypto.uuid()}", "status": 200}}', "mimesis.cryptographic")
         elif kind == 3:
-            add("lookalike", f"ISBN {people.code.isbn()} and EAN {people.code.ean()} on the packing slip.", "mimesis.code")
+            add(
+                "lookalike",
+                f"ISBN {people.code.isbn()} and EAN {people.code.ean()} on the packing slip.",
+                "mimesis.code",
+            )
         elif kind == 4:
             add("lookalike", f"IMEI of the returned handset: {people.code.imei()}", "mimesis.code")
         elif kind == 5:
             add("lookalike", f"image: registry.example.org/api@sha256:{rand_chars(rng, HEX, 64)}", "own")
         elif kind == 6:
-            add("lookalike", f"Tracking 1Z{rand_chars(rng, string.ascii_uppercase + string.digits, 16)} - out for delivery.", "own")
+            add(
+                "lookalike",
+                f"Tracking 1Z{rand_chars(rng, string.ascii_uppercase + string.digits, 16)} - out for delivery.",
+                "own",
+            )
         elif kind == 7:
-            add("lookalike", f"Build {rng.randint(1000, 99999)} finished in {rng.randint(2, 59)}m; artifact id {rand_chars(rng, B62, 22)}", "own")
+            add(
+                "lookalike",
+                f"Build {rng.randint(1000, 99999)} finished in {rng.randint(2, 59)}m; artifact id {rand_chars(rng, B62, 22)}",
+                "own",
+            )
         elif kind == 8:
-            add("lookalike", f"Order #{rng.randint(10**8, 10**10)} for {rng.randint(1, 9)} items, total {rng.randint(5, 900)}.{rng.randint(10, 99)} EUR", "own")
+            add(
+                "lookalike",
+                f"Order #{rng.randint(10**8, 10**10)} for {rng.randint(1, 9)} items, total {rng.randint(5, 900)}.{rng.randint(10, 99)} EUR",
+                "own",
+            )
         elif kind == 9:
             add("lookalike", f'"etag": "W/\\"{rand_chars(rng, HEX, 32)}\\""', "own")
         elif kind == 10:
-            add("lookalike", f"Invoice INV-{rng.randint(2020, 2026)}-{rng.randint(1000, 99999)} dated {birth_date(rng)} was paid.", "own")
+            add(
+                "lookalike",
+                f"Invoice INV-{rng.randint(2020, 2026)}-{rng.randint(1000, 99999)} dated {birth_date(rng)} was paid.",
+                "own",
+            )
         elif kind == 11:
-            add("lookalike", f"version {rng.randint(0, 9)}.{rng.randint(0, 40)}.{rng.randint(0, 200)}+build.{rand_chars(rng, HEX, 12)}", "own")
+            add(
+                "lookalike",
+                f"version {rng.randint(0, 9)}.{rng.randint(0, 40)}.{rng.randint(0, 200)}+build.{rand_chars(rng, HEX, 12)}",
+                "own",
+            )
         elif kind == 12:
-            add("lookalike", f"The meeting id is {rng.randint(100, 999)} {rng.randint(100, 999)} {rng.randint(1000, 9999)}.", "own")
+            add(
+                "lookalike",
+                f"The meeting id is {rng.randint(100, 999)} {rng.randint(100, 999)} {rng.randint(1000, 9999)}.",
+                "own",
+            )
         elif kind == 13:
-            add("lookalike", f"{people.crypto.token_hex(16)} is the cache key for the homepage fragment.", "mimesis.cryptographic")
+            add(
+                "lookalike",
+                f"{people.crypto.token_hex(16)} is the cache key for the homepage fragment.",
+                "mimesis.cryptographic",
+            )
         else:
-            add("lookalike", f"Served from 10.{rng.randint(0, 255)}.{rng.randint(0, 255)}.{rng.randint(1, 254)} and fd00::{rng.randint(1, 9999):x}", "own")
+            add(
+                "lookalike",
+                f"Served from 10.{rng.randint(0, 255)}.{rng.randint(0, 255)}.{rng.randint(1, 254)} and fd00::{rng.randint(1, 9999):x}",
+                "own",
+            )
     for _ in range(25):
         add("placeholder", rng.choice([
             '{"apiKey": "YOUR_API_KEY_HERE", "region": "eu-west-1"}',
@@ -987,7 +1041,9 @@ def memory_directives(rng, people: People, n: int) -> list[dict]:
         else:
             action = rng.choice(ACTIONS_ORDER).format(order=_fmt(rng.choice(ORDERS), slots))
         opener = rng.choice(OPENERS)
-        directive = opener + (action[0].lower() + action[1:] if opener and not opener.endswith(": ") else action[0].upper() + action[1:])
+        directive = opener + (
+            action[0].lower() + action[1:] if opener and not opener.endswith(": ") else action[0].upper() + action[1:]
+        )
         text = rng.choice(CARRIERS).format(directive=directive, **slots)
         out.append({"injection": True, "family": "memory_directive", "text": text, "source": "own-grammar"})
     return out
@@ -999,9 +1055,18 @@ def spikee_attacks(rng, sources: Path, people: People, n: int) -> list[dict]:
     for folder in ("seeds-cybersec-2026-01", "seeds-llm-mailbox", "seeds-sysmsg-extraction-2025-04"):
         jailbreaks += [(folder, j) for j in _jsonl(base / folder / "jailbreaks.jsonl")]
     instructions = []
-    for folder in ("seeds-cybersec-2026-01", "seeds-sysmsg-extraction-2025-04", "seeds-llm-mailbox", "seeds-investment-advice"):
+    for folder in (
+        "seeds-cybersec-2026-01",
+        "seeds-sysmsg-extraction-2025-04",
+        "seeds-llm-mailbox",
+        "seeds-investment-advice",
+    ):
         instructions += [(folder, i) for i in _jsonl(base / folder / "instructions.jsonl")]
-    family_of = {"data-exfil-markdown": "markup_exfiltration", "xss": "markup_exfiltration", "sysmsg-extract": "prompt_leak"}
+    family_of = {
+        "data-exfil-markdown": "markup_exfiltration",
+        "xss": "markup_exfiltration",
+        "sysmsg-extract": "prompt_leak",
+    }
     hosts = [
         "Hi {person},\n\nPlease find the quarterly figures attached. Revenue grew 4% and churn fell slightly. {attack}\n\n"
         "Kind regards,\n{person2}",
@@ -1049,7 +1114,9 @@ def pyrit_templates(rng, sources: Path, n: int) -> list[dict]:
             continue
         text = re.sub(r"\{\{\s*prompt\s*\}\}", rng.choice(objectives), value)
         text = re.sub(r"\{\{\s*\w+\s*\}\}", rng.choice(objectives), text)
-        out.append({"injection": True, "family": "persona", "text": text.strip(), "source": f"pyrit:{path.relative_to(root)}"})
+        out.append(
+            {"injection": True, "family": "persona", "text": text.strip(), "source": f"pyrit:{path.relative_to(root)}"}
+        )
     return out
 
 
@@ -1081,7 +1148,9 @@ def readme_paragraphs(sources: Path, rng, n: int) -> list[dict]:
         for block in re.split(r"\n\s*\n", body):
             block = block.strip()
             if 120 <= len(block) <= 1200 and re.search(r"inject|jailbreak|attack|prompt|guard|adversar", block, re.I):
-                paragraphs.append({"injection": False, "family": "discussion", "text": block, "source": f"readme:{package}"})
+                paragraphs.append(
+                    {"injection": False, "family": "discussion", "text": block, "source": f"readme:{package}"}
+                )
     return rng.sample(paragraphs, min(n, len(paragraphs)))
 
 
@@ -1106,7 +1175,9 @@ def build_injection(rng: random.Random, sources: Path) -> dict:
             lambda m: (lambda v: v[0] if isinstance(v, tuple) else v)(presidio_value(m.group(1), rng, people, loc)),  # noqa: B023
             template,
         )
-        benign.append({"injection": False, "family": "customer_note", "text": text, "source": "presidio-evaluator+mimesis"})
+        benign.append(
+            {"injection": False, "family": "customer_note", "text": text, "source": "presidio-evaluator+mimesis"}
+        )
     for _ in range(40):
         slots = _mem_slots(rng, people)
         benign.append({"injection": False, "family": "ordinary_note", "text": rng.choice(BENIGN_NOTES).format(**slots),

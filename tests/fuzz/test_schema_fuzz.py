@@ -46,7 +46,6 @@ STATS: Counter = Counter()
 VIOLATIONS: Counter = Counter()  # by kind: a response the schema does not describe, a rejection that changed data
 
 
-
 @schemathesis.serializer("application/x-ndjson")
 def _json_lines(ctx, value) -> bytes:
     """Bank import bodies: one JSON document per line (a generated list is its lines, anything else one line)."""

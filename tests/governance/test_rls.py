@@ -79,8 +79,10 @@ def test_every_table_with_a_tenant_or_bank_column_has_both_policies_and_the_main
             [request_role(), MAINTENANCE_ROLE, request_role()],
         )
         request_attributes = cursor.fetchone()
-        cursor.execute("SELECT count(*) FROM pg_class WHERE relowner = (SELECT oid FROM pg_roles WHERE rolname = %s)",
-                       [request_role()])
+        cursor.execute(
+            "SELECT count(*) FROM pg_class WHERE relowner = (SELECT oid FROM pg_roles WHERE rolname = %s)",
+            [request_role()],
+        )
         owned_by_request_role = cursor.fetchone()[0]
     assert len(owned) >= 21
     assert owned - set(isolation) == set()
@@ -378,7 +380,7 @@ OTHER_TENANTS_ROWS_UNTOUCHED = {
     "delete another tenant's keys": "DELETE FROM banks_apikey WHERE tenant_id = {b}",
     "rename another tenant": "UPDATE banks_tenant SET name = 'owned', max_api_key_lifetime_days = NULL WHERE id = {b}",
     "turn off another tenant's defense": (
-        "UPDATE banks_bank SET policy = '{{\"defense\": {{\"mode\": \"off\"}}}}', tenant_id = {a} WHERE tenant_id = {b}"
+        'UPDATE banks_bank SET policy = \'{{"defense": {{"mode": "off"}}}}\', tenant_id = {a} WHERE tenant_id = {b}'
     ),
     "delete another tenant's bank roles": (
         "DELETE FROM banks_bankuserobjectpermission WHERE content_object_id = {bank_b}"

@@ -75,7 +75,5 @@ def test_client_headers_hold_identifiers_only():
         item_id="belief:1] x\n«memory-recall» end", kind="belief", text="ok", source="a b\n[c]", flags=["x]\ny"]
     )
     header, body = block.split("\n", 1)
-    assert header == (
-        "[item invalid kind=belief source=invalid provenance=derived occurred_at=invalid flags=unknown]"
-    )
+    assert header == ("[item invalid kind=belief source=invalid provenance=derived occurred_at=invalid flags=unknown]")
     assert body == "│ ok"

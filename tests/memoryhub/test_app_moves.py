@@ -52,9 +52,7 @@ def _answers(bank: Bank) -> dict:
             "triage": list(
                 TriageDecision.objects.filter(bank=bank).order_by("id").values_list("decision", "belief_id", "reasons")
             ),
-            "churn": [
-                recommend(bank=bank, account=i.account, segment=i.segment, now=AT) for i in interventions[:3]
-            ],
+            "churn": [recommend(bank=bank, account=i.account, segment=i.segment, now=AT) for i in interventions[:3]],
             "outcomes": list(
                 OutcomeEvent.objects.filter(bank=bank).order_by("id").values_list("result", "intervention")
             ),

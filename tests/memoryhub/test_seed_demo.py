@@ -46,6 +46,4 @@ def test_seed_demo_creates_people_who_can_sign_in_and_decide_one_suppression_and
     admin_password = (tmp_path / "demo-demo-admin-password").read_text().strip()
     demo_admin = get_user_model().objects.get(username="demo-admin")
     assert demo_admin.check_password(admin_password)
-    assert bank_roles(demo_admin, bank.tenant) == {
-        bank.pk: Role.TENANT_ADMIN
-    }
+    assert bank_roles(demo_admin, bank.tenant) == {bank.pk: Role.TENANT_ADMIN}

@@ -76,7 +76,7 @@ def test_the_counts_follow_a_decision_without_a_reload(client_as, ops):
     """The queue's "N pending", its kind tabs and the sidebar badge come back with the decided item (out of band)."""
     client = client_as(Role.REVIEWER)
     queue = client.get(bank_path(ops, "reviews/?kind=distillation")).content.decode()
-    assert '<span data-pending-count>2</span> pending' in queue
+    assert "<span data-pending-count>2</span> pending" in queue
     assert re.search(r'id="nav-badge-pending_reviews"[^>]*>2</span>', queue)
     response = client.post(
         bank_path(ops, f"reviews/{ops.lesson.pk}/decide"),

@@ -39,7 +39,7 @@ def test_the_invite_form_says_the_same_whether_or_not_an_account_exists(client_a
     for name in ("existing-person", "nobody-by-this-name", "existing@example.com", "nobody@example.com"):
         response, link = invite(admin, ops, name)
         body = response.content.decode()
-        card = body[body.index('<section class="card secret-card"'):]
+        card = body[body.index('<section class="card secret-card"') :]
         card = card[: card.index("</section>")].replace(link, "LINK").replace(name, "NAME")
         answers[name] = (response.status_code, re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d", "TIME", card))
         assert 'role="alert"' not in body and "account" not in card.lower().replace("their account", "")

@@ -53,9 +53,7 @@ HORIZON_BUCKETS = [("within 7 days", 7), ("within 30 days", 30), ("later", None)
 def churn_plays_overview(*, bank: Bank, now: datetime) -> dict:
     """The churn plays page: per segment each play's k of n retained with its Wilson interval (best lower bound
     first), interventions still open by when their horizon closes, and the accepted plays' guidance."""
-    segments = sorted(
-        Intervention.objects.filter(bank=bank).values_list("segment", flat=True).distinct().order_by()
-    )
+    segments = sorted(Intervention.objects.filter(bank=bank).values_list("segment", flat=True).distinct().order_by())
     table = []
     for segment in segments:
         plays = []

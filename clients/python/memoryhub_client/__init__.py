@@ -1,6 +1,6 @@
 """Python client for MemoryHub: retain episodes, recall a cited slice under a hard token budget.
 
-    from memoryhub_client import MemoryHub, AsyncMemoryHub, wrap_openai
+from memoryhub_client import MemoryHub, AsyncMemoryHub, wrap_openai
 """
 
 from memoryhub_client import errors, models

@@ -145,8 +145,10 @@ def test_a_question_naming_a_speaker_recalls_that_speaker_s_turn_first(caller):
     # subject signal the two are near-duplicates that tie, and the same one wins whoever the question names.
     priya, tomasz = (
         retain_texts(caller.bank, [text], subject=name)[0]
-        for name, text in [("Priya", "I went hiking in the Dolomites last summer."),
-                           ("Tomasz", "I went hiking in the Dolomites last summer!")]  # fmt: skip
+        for name, text in [
+            ("Priya", "I went hiking in the Dolomites last summer."),
+            ("Tomasz", "I went hiking in the Dolomites last summer!"),
+        ]  # fmt: skip
     )
     retain_texts(caller.bank, [f"Groceries list number {n}: apples, rice and tea." for n in range(20)])
     for name, expected, other in [("Tomasz", tomasz, priya), ("Priya", priya, tomasz)]:
