@@ -455,6 +455,14 @@ def headline_table(results: dict[str, dict]) -> str:
             f"| Memory Defense, held-apart corpus | secrets and personal data: recall {h['recall']}, precision "
             f"{h['precision']}; injection: recall {hi['recall']} at {100 * hi['false_positive_rate']:.1f}% false positives |"
         )
+        fresh = defense.get("fresh") or {}
+        if fresh.get("secrets") and fresh.get("injection"):
+            fs, fi = fresh["secrets"], fresh["injection"]
+            rows.append(
+                f"| Memory Defense, fresh draw (text written apart from the detectors) | secrets and personal data: "
+                f"recall {fs['recall']}, precision {fs['precision']}; injection: recall {fi['recall']} at "
+                f"{100 * fi['false_positive_rate']:.1f}% false positives |"
+            )
     load = results.get("load")
     if load:
         a, setup = load["main"]["Aggregated"], load["setup"]
