@@ -65,10 +65,10 @@ def _no_tenant_check(monkeypatch):
 
 
 def _no_budget(monkeypatch):
-    import beliefs.services.recall as recall
+    import beliefs.services.recall.stages as stages
 
-    original = recall.pack_greedy
-    monkeypatch.setattr(recall, "pack_greedy", lambda drafts, *, budget_tokens, **kw: original(
+    original = stages.pack_greedy
+    monkeypatch.setattr(stages, "pack_greedy", lambda drafts, *, budget_tokens, **kw: original(
         drafts, budget_tokens=budget_tokens * 50, **kw))  # fmt: skip
 
 

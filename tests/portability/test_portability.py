@@ -57,6 +57,7 @@ def _recall_view(hub, bank_slug: str, bank) -> list:
     view = []
     for query, budget in QUERIES:
         answer = hub.recall(bank_slug, query, budget_tokens=budget, explain=True)
+        rows = []
         for item in answer.items:
             kind, _, number = item.id.partition(":")
             row = item.model_dump(mode="json", exclude={"id", "explain"})
@@ -65,7 +66,11 @@ def _recall_view(hub, bank_slug: str, bank) -> list:
             if row["provenance"]["metadata"].get("review_item_id"):
                 review = ReviewItem.objects.get(pk=row["provenance"]["metadata"]["review_item_id"])
                 row["provenance"]["metadata"]["review_item_id"] = (review.kind, review.title)
-            view.append((query, row))
+            rows.append(row)
+        # Items of equal score may come in either order (ties are broken by database id, and ids differ
+        # between the banks): compare them best first, equal scores by content.
+        rows.sort(key=lambda row: (-row["score"], json.dumps(row, sort_keys=True)))
+        view.extend((query, row) for row in rows)
         view.append((query, answer.tokens_used, answer.candidates, answer.dropped_by_budget))
     return view
 

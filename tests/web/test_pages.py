@@ -19,7 +19,7 @@ from tests.helpers.builders import BASE, bank_path, prove_benign, suppress
 QUERY_COUNT = {
     "": 24,
     "beliefs/?status=active&min_proof_count=2": 16,
-    "beliefs/{belief}/": 21,
+    "beliefs/{belief}/": 22,  # + what consolidation held back from it
     "episodes/": 16,
     "episodes/{episode}/": 17,
     "reviews/": 20,
