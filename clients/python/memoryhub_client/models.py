@@ -161,9 +161,7 @@ class Belief(_Model):
 
 class BeliefVersion(_Model):
     version: int
-    cause: Literal[
-        "formed", "reinforced", "contradicted", "invalidated", "restored", "decayed", "evidence_removed", "reviewed"
-    ]
+    cause: Literal["formed", "reinforced", "contradicted", "invalidated", "restored", "decayed", "evidence_removed", "reviewed"]
     old_statement: str | None = None
     new_statement: str
     old_confidence: float | None = None
@@ -212,9 +210,7 @@ class Episode(_Model):
 
 
 class ErasureRequestRequest(_RequestModel):
-    subject: str = Field(
-        description="The episodes' `subject` to erase, compared after case and Unicode folding and whitespace normalisation; it leaves a tombstone that keeps every spelling of it out."
-    )
+    subject: str = Field(description="The episodes' `subject` to erase, compared after case and Unicode folding and whitespace normalisation; it leaves a tombstone that keeps every spelling of it out.")
     aliases: list[str] | None = None
     bank: str | None = None
     tenant: str | None = None
@@ -282,9 +278,7 @@ class ImportCounts(_Model):
     created: dict[str, int]
     duplicates: dict[str, int]
     redacted: dict[str, int]
-    held_back: dict[str, int] = Field(
-        description="Records of an untrusted file not written as they are: derived records the workers recompute from the episodes, review decisions (the items arrive pending), plays (they arrive as pending lessons)."
-    )
+    held_back: dict[str, int] = Field(description="Records of an untrusted file not written as they are: derived records the workers recompute from the episodes, review decisions (the items arrive pending), plays (they arrive as pending lessons).")
     settings_applied: bool
     extraction_queued: bool
 
@@ -591,9 +585,7 @@ class RetainItemRequest(_RequestModel):
 
 class RetainOutcome(_Model):
     episode_id: int | None
-    status: Literal["created", "duplicate", "suppressed"] = Field(
-        description="suppressed: the item's subject was erased."
-    )
+    status: Literal["created", "duplicate", "suppressed"] = Field(description="suppressed: the item's subject was erased.")
 
 
 class Retain(_Model):
