@@ -231,7 +231,7 @@ def _audit_cascade(*, actor: str | None, ids: list[int], reason: str) -> list[st
 
     prefixes = []
     for key in ApiKey.objects.filter(pk__in=ids).select_related("bank").order_by("pk"):
-        audit_record(actor=actor or "system", tenant=key.tenant_id, bank=key.bank, action="api_key.revoked",
+        audit_record(actor=actor, tenant=key.tenant_id, bank=key.bank, action="api_key.revoked",
                      target=f"api_key:{key.prefix}", details={"reason": reason})  # fmt: skip
         prefixes.append(key.prefix)
     return prefixes

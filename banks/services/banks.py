@@ -22,6 +22,7 @@ from banks.services import owner_functions
 from banks.services.api_keys import api_keys_revoke_created_by
 from memoryhub import metrics
 from memoryhub.exceptions import BankSlugTaken
+from memoryhub.tenancy import tenant_scope
 from memoryhub.text_defense import text_defend
 
 BANK_READ_PERMISSION = "banks.view_bank"
@@ -31,7 +32,6 @@ BANK_WRITE_PERMISSION = "banks.change_bank"
 def tenant_create(*, slug: str, name: str, actor: str | None = None) -> Tenant:
     """Create a tenant; audited as ``tenant.created`` in it when ``actor`` is given."""
     from audit.services import audit_record
-    from memoryhub.tenancy import tenant_scope
 
     tenant = Tenant.objects.create(slug=slug, name=name)
     if actor is not None:

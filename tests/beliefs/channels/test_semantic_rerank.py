@@ -49,7 +49,7 @@ def test_approximate_search_returns_the_exact_top_10_in_a_dense_cluster(settings
         cursor.execute("REINDEX INDEX beliefs_episode_embedding_hnsw")
         cursor.execute("ANALYZE beliefs_episode")
     rng = np.random.default_rng(9)
-    found = missed = 0
+    found = 0
     for centre in centres:
         query = centre + rng.normal(0, 0.005, 384).astype(np.float32)
         query /= np.linalg.norm(query)
@@ -63,11 +63,10 @@ def test_approximate_search_returns_the_exact_top_10_in_a_dense_cluster(settings
                 found += 1
                 assert hit.score == pytest.approx(exact[hit.item_id], abs=1e-6)
             else:
-                missed += 1
                 assert hit.score <= min(exact.values()) + 1e-6  # a near miss ranks below every true neighbour
     # A graph walk stays approximate (a walk of ef_search 10 over a shared index can skip a row at the edge of
     # the top 10); the deep re-rank is what keeps it to the odd edge row instead of a shuffled list.
-    assert found >= 118 and missed == 120 - found
+    assert found >= 118
 
 
 @pytest.mark.django_db
