@@ -243,6 +243,22 @@ def test_tightening_memory_defense_in_the_form_starts_a_rescan_shown_on_the_defe
     assert AuditEvent.objects.filter(bank=ops.bank, action="defense.rescan").count() == 1
 
 
+def test_moving_a_provenance_to_another_trust_tier_starts_a_rescan_and_the_defense_page_shows_the_tiers(
+    client_as, ops, eager_tasks, django_capture_on_commit_callbacks
+):
+    client = client_as(Role.BANK_ADMIN)
+    data = {k: v for k, v in client.get(bank_path(ops, "settings/policy/")).context["form"].initial.items()
+            if v is not None and v is not False}  # fmt: skip
+    data["trust__tool"] = "recall_only"
+    with django_capture_on_commit_callbacks(execute=True):
+        page = client.post(bank_path(ops, "settings/policy/"), data, follow=True).content.decode()
+    assert "Trust tiers changed: re-scanning" in page
+    assert DefenseRescan.objects.filter(bank=ops.bank).count() == 1
+    defense = client.get(bank_path(ops, "settings/defense/")).content.decode()
+    assert 'tool <span class="badge badge-kind">recall_only</span>' in defense
+    assert 'user <span class="badge badge-kind">standard</span>' in defense
+
+
 def test_bank_admin_grants_changes_and_removes_roles_of_tenant_members(client_as, ops):
     newcomer = make_user("newcomer", tenant=ops.tenant, bank=None, role=Role.NONE)
     client = client_as(Role.BANK_ADMIN)
