@@ -23,6 +23,9 @@ _MODES = {
     # Mechanisms the API does not switch: in-process settings (see eval_locomo.py).
     "full-no-subject": {"settings": {"RECALL_SUBJECT_WEIGHT": 0.0}},
     "full+coverage": {"settings": {"RECALL_COVERAGE": 0.3}},
+    "full+feedback": {"settings": {"RECALL_FEEDBACK": 0.75}},
+    "full+hop": {"settings": {"RECALL_HOP_WEIGHT": 0.1}},
+    "full+feedback+hop": {"settings": {"RECALL_FEEDBACK": 0.75, "RECALL_HOP_WEIGHT": 0.1}},
 }
 MODES = {name: {**_EPISODES, **options} for name, options in _MODES.items()}
 

@@ -326,6 +326,12 @@ MEMORYHUB = {
     # Added to the reranked score of an episode whose subject the query names ("What do Dana's kids like?" puts
     # Dana's own turns first among equals), on the scale of the temporal and graph votes; 0 switches it off.
     "RECALL_SUBJECT_WEIGHT": float(os.environ.get("MEMORYHUB_RECALL_SUBJECT_WEIGHT", "0.1")),
+    # Pseudo-relevance feedback (beliefs.engine.feedback): Rocchio's beta, how far the query vector moves towards
+    # the first ranking's best items before the pool's dense similarity is measured again; 0 switches it off.
+    "RECALL_FEEDBACK": float(os.environ.get("MEMORYHUB_RECALL_FEEDBACK", "0")),
+    # Second hop: the vote of an item that mentions an entity the first ranking's best items mention and the
+    # question does not, on the scale of the temporal and graph votes; 0 switches it off.
+    "RECALL_HOP_WEIGHT": float(os.environ.get("MEMORYHUB_RECALL_HOP_WEIGHT", "0")),
     # Run recall channels on a thread pool (each with its own connection); off runs them one after another.
     "PARALLEL_CHANNELS": env_bool("MEMORYHUB_PARALLEL_CHANNELS", True),
     # "dense" (default, no model needed) or "none"; a cross-encoder model path enables cross-encoder scores.

@@ -66,8 +66,17 @@ _WEEKDAY = r"(?P<weekday>" + "|".join(WEEKDAYS) + r")s?"
 _NUMBER = r"(?P<count>\d{1,3}|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + r")"
 _UNIT = r"(?P<unit>day|week|month|year)s?"
 
+# A question asks for a time when it opens with "when"/"how long", or when an interrogative governs a unit of time
+# ("in which month", "what year", "how many weeks", "at what age", "how long ago"), wherever it sits in the sentence.
+_TIME_UNIT = r"(?:date|day|night|week|weekend|fortnight|month|year|season|decade|hour|minute|semester|age)s?"
 _WHEN_QUESTION = re.compile(
-    r"^\s*(when\b|how long\b|how many (days|weeks|months|years)\b|what (year|month|date|day|time)\b|since when\b)",
+    r"^\s*(?:when|since\s+when|how\s+long)\b"
+    r"|\bwhen\s+(?:did|was|were|is|are|does|do|will|would|has|had|have)\b"
+    r"|\b(?:what|which)\s+(?:[^\W\d_]+\s+){0,2}?" + _TIME_UNIT + r"\b"
+    r"|\b(?:what|which)\s+time\b(?!s)"
+    r"|\bhow\s+many\s+(?:[^\W\d_]+\s+)?(?:days|nights|weeks|weekends|months|years|hours|decades)\b"
+    r"|\bhow\s+(?:long|recently|soon)\b"
+    r"|\bat\s+what\s+(?:point|age|stage)\b",
     re.I,
 )
 
@@ -191,6 +200,32 @@ def _part_of_month(m, ref):
     return start, end
 
 
+_ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3}
+
+
+@_rule(r"\bthe\s+(?P<nth>first|second|third|fourth|last)\s+(?P<unit>week|weekend)\s+of\s+" + _MONTH
+       + r",?(?:\s+(?P<year>(?:19|20)\d\d))?\b")  # fmt: skip
+def _week_of_month(m, ref):
+    month = MONTHS[m["month"].lower()]
+    year = int(m["year"]) if m["year"] else ref.year - (1 if month > ref.month else 0)
+    first, after = _month_range(year, month, ref.tzinfo)
+    if m["nth"].lower() == "last":
+        start = after - timedelta(days=7)
+    else:
+        start = first + timedelta(weeks=_ORDINALS[m["nth"].lower()])
+    if m["unit"].lower() == "weekend":
+        start, _ = _unit_range(start, "weekend")
+        return start, start + timedelta(days=2)
+    return start, start + timedelta(days=7)
+
+
+@_rule(r"\bthe\s+other\s+(?P<unit>day|night|week)\b")
+def _the_other(m, ref):
+    """A few days (weeks) back, not the last one: "the other day" said on the 22nd is the 15th to the 21st."""
+    span = timedelta(days=7) if m["unit"].lower() in ("day", "night") else timedelta(weeks=4)
+    return _day(ref) - span, _day(ref)
+
+
 @_rule(r"\b(?P<word>yesterday|today|tonight|tomorrow)\b")
 def _relative_day(m, ref):
     offset = {"yesterday": -1, "today": 0, "tonight": 0, "tomorrow": 1}[m["word"].lower()]
@@ -198,10 +233,11 @@ def _relative_day(m, ref):
     return start, start + timedelta(days=1)
 
 
-@_rule(r"\b(?P<which>last|this|next|past|previous|coming)\s+(?P<unit>week|weekend|month|year)\b")
+@_rule(r"\b(?P<which>this\s+past|last|this|next|past|previous|coming|following)\s+(?P<unit>week|weekend|month|year)\b")
 def _relative_unit(m, ref):
-    which, unit = m["which"].lower(), m["unit"].lower()
-    step = {"last": -1, "past": -1, "previous": -1, "this": 0, "next": 1, "coming": 1}[which]
+    which, unit = " ".join(m["which"].lower().split()), m["unit"].lower()
+    step = {"last": -1, "past": -1, "this past": -1, "previous": -1, "this": 0, "next": 1, "coming": 1,
+            "following": 1}[which]  # fmt: skip
     if unit == "weekend":
         return _unit_range(
             ref + timedelta(weeks=step) - timedelta(days=(ref.weekday() + 2) % 7 if step < 0 else 0), "weekend"
@@ -210,10 +246,10 @@ def _relative_unit(m, ref):
     return _unit_range(anchor, unit)
 
 
-@_rule(r"\b(?:(?P<which>last|this|next|on|past)\s+)?" + _WEEKDAY + r"\b")
+@_rule(r"\b(?:(?P<which>this\s+past|last|this|next|on|past)\s+)?" + _WEEKDAY + r"\b")
 def _weekday(m, ref):
     target = WEEKDAYS[m["weekday"].lower()]
-    which = (m["which"] or "").lower()
+    which = " ".join((m["which"] or "").lower().split())
     delta = (ref.weekday() - target) % 7
     if which == "next":
         day = _day(ref) + timedelta(days=(target - ref.weekday()) % 7 or 7)
@@ -224,10 +260,15 @@ def _weekday(m, ref):
     return day, day + timedelta(days=1)
 
 
-@_rule(r"\b" + _NUMBER + r"\s+" + _UNIT + r"\s+(?P<dir>ago|earlier|later|from now)\b")
+@_rule(
+    r"\b" + _NUMBER + r"\s+(?P<unit>day|week|weekend|fortnight|month|year)s?"
+    r"\s+(?P<dir>ago|back|earlier|later|from now)\b"
+)
 def _ago(m, ref):
     count, unit = _count(m["count"]), m["unit"].lower()
-    sign = -1 if m["dir"].lower() in ("ago", "earlier") else 1
+    if unit in ("weekend", "fortnight"):  # counted in weeks ("two weekends ago"), read as the week it lands in
+        count, unit = count * (2 if unit == "fortnight" else 1), "week"
+    sign = -1 if m["dir"].lower() in ("ago", "back", "earlier") else 1
     anchor = _shift(ref, sign * count, unit)
     return _unit_range(anchor, "day" if unit in ("day",) else unit if unit != "year" else "month")
 
@@ -346,8 +387,16 @@ def mentions_time(text: str) -> bool:
     return names_time(text) or bool(_LOOSE_TIME.search(text))
 
 
+# Time an episode carries without a resolvable date: the units and deictic words of English time talk, by class
+# (a unit with a modifier, a period of the day, holidays and life events), not a list of phrases.
 _LOOSE_TIME = re.compile(
-    r"\b(ago|since|weekend|week|month|year|last night|this morning|the other day|earlier|soon|next time|"
-    r"birthday|anniversary|years? old)\b",
+    r"\b(?:ago|since|recently|lately|nowadays|these\s+days|back\s+then|earlier|soon|previously|next\s+time"
+    r"|for\s+the\s+first\s+time|a\s+while\s+(?:ago|back)|tonight|last\s+night"
+    r"|weekends?|weeks?|months?|years?|fortnights?|decades?|semesters?"
+    r"|(?:this|that|last|next|every|each|one|the\s+other|the\s+following|the\s+previous)\s+"
+    r"(?:morning|afternoon|evening|night|day|time|season|summer|winter|spring|autumn)"
+    r"|\d+\s+(?:days?|nights?|hours?)|(?:a|one|two|three|few|couple\s+of)\s+(?:days?|nights?|hours?)"
+    r"|birthday|anniversary|holidays?|vacation|christmas|thanksgiving|halloween|easter|new\s+year'?s?"
+    r"|graduation|wedding|years?\s+old)\b",
     re.I,
 )

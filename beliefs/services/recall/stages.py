@@ -27,6 +27,7 @@ from beliefs.engine.types import Hit, PackedItem, RecallFilters
 from beliefs.selectors.beliefs import derived_coverage
 from beliefs.services.recall.options import RecallOptions, candidates_per_channel
 from beliefs.services.recall.placement import Draft, derived_item, episode_item, place_derived
+from beliefs.services.recall.refine import refine
 from beliefs.services.recall.runner import ChannelBatch, Done
 from memoryhub.embeddings import cross_encoder_scores, embed_query
 from memoryhub.tokens import count_tokens
@@ -195,24 +196,41 @@ def rank(request: RecallRequest, gathered: Gathered, batch: ChannelBatch) -> Ran
     cross = None
     if settings.MEMORYHUB["RERANK_MODEL"]:
         cross = cross_encoder_scores(request.query, rows.texts)
-    scores, context = rerank_scores(
-        dense=dense,
-        lexical=rows.lexical,
-        fusion=fusion,
-        graph=_channel_column(fused, fused_at, "graph", raw=True),
-        temporal=_channel_column(fused, fused_at, "temporal", raw=False),
-        previous=rows.previous,
-        following=rows.following,
-        weights=policy.get("rerank_weights"),
-        cross_scores=cross,
-    )
+    graph_votes = _channel_column(fused, fused_at, "graph", raw=True)
+    temporal_votes = _channel_column(fused, fused_at, "temporal", raw=False)
     speaker_weight = settings.MEMORYHUB["RECALL_SUBJECT_WEIGHT"]
-    if speaker_weight:  # the question names who said it: that person's own turns first among equals
-        scores = scores + speaker_weight * subject_named(request.query, rows.subjects)
+    named = speaker_weight * subject_named(request.query, rows.subjects) if speaker_weight else 0.0
+
+    def rescore(dense_column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        scores, context = rerank_scores(
+            dense=dense_column,
+            lexical=rows.lexical,
+            fusion=fusion,
+            graph=graph_votes,
+            temporal=temporal_votes,
+            previous=rows.previous,
+            following=rows.following,
+            weights=policy.get("rerank_weights"),
+            cross_scores=cross,
+        )
+        # The question names who said it (subject signal): that person's own turns first among equals.
+        return scores + named, context
+
+    scores, context = rescore(dense)
+    scores, refined, context = refine(
+        query=request.query,
+        bank_id=request.bank.pk,
+        query_vector=gathered.query_vector,
+        rows=rows,
+        candidates=in_pool,
+        first=(scores, dense, context),
+        rescore=rescore,
+        batch=batch,
+    )
     order = rank_order(scores, fusion, np.asarray(rows.ids, dtype=np.int64))
     order, absorbed = duplicates_of(order, rows.vectors, rows.texts)
     coverage = settings.MEMORYHUB["RECALL_COVERAGE"]
-    order = cover(order, scores, rows.vectors, coverage, dense, neighbours=(rows.previous, rows.following))
+    order = cover(order, scores, rows.vectors, coverage, refined, neighbours=(rows.previous, rows.following))
     return Ranking(rows, fused, fused_at, order, scores, True, dense=dense, context=context, absorbed=absorbed)
 
 

@@ -36,6 +36,15 @@ REFERENCE = datetime(2023, 10, 22, 15, 0, tzinfo=UTC)  # a Sunday
         ("mid-September", "2023-09-10", "2023-09-21"),
         ("late August 2022", "2022-08-20", "2022-09-01"),
         ("at the end of June", "2023-06-20", "2023-07-01"),
+        # Phrasings none of the development conversations' turns or questions use: the grammar reads them by class.
+        ("a few days back", "2023-10-19", "2023-10-20"),
+        ("two weekends ago", "2023-10-02", "2023-10-09"),
+        ("a fortnight ago", "2023-10-02", "2023-10-09"),
+        ("this past Friday", "2023-10-20", "2023-10-21"),
+        ("this past weekend", "2023-10-14", "2023-10-16"),
+        ("the first week of May", "2023-05-01", "2023-05-08"),
+        ("the last weekend of June", "2023-06-24", "2023-06-26"),
+        ("the other day", "2023-10-15", "2023-10-22"),
     ],
 )
 def test_expressions_resolve_against_the_reference(text, start, end):
@@ -61,12 +70,25 @@ def test_when_questions_are_recognised():
     assert asks_when("When did Caroline join the group?")
     assert asks_when("How long has Melanie been painting?")
     assert not asks_when("What did Caroline paint?")
+    # An interrogative governing a unit of time, wherever it stands.
+    assert asks_when("In which month did Gina open her store?")
+    assert asks_when("What year did John move to Seattle?")
+    assert asks_when("How many weeks did the trip last?")
+    assert asks_when("At what age did she start painting?")
+    assert asks_when("Do you remember when did she leave?")
+    assert not asks_when("How many times did he call?")
+    assert not asks_when("Which hobby did she pick up?")
 
 
 def test_time_mentions_in_retained_text():
     assert mentions_time("I painted that lake sunrise last year!")
     assert mentions_time("We met three weeks ago")
     assert not mentions_time("I love painting lakes")
+    assert mentions_time("I went there a few days back")
+    assert mentions_time("See you this evening")
+    assert mentions_time("We spent 3 days hiking the ridge")
+    assert mentions_time("My graduation party was great")
+    assert not mentions_time("Long time no talk! I got accepted")
 
 
 def test_last_night_runs_from_the_afternoon_before_to_the_morning():
