@@ -203,6 +203,7 @@ def main() -> None:
 
     scores: dict = defaultdict(lambda: defaultdict(list))  # (mode, budget) -> (conversation, category) -> [share]
     latencies: dict = defaultdict(list)
+    spans: dict = defaultdict(lambda: defaultdict(list))  # mode -> stage or channel -> [ms]
     details = []
     wanted = set(filter(None, args.conversations.split(",")))
     conversations = [p for p in sorted(EVAL_DIR.glob("*.json")) if not wanted or p.stem in wanted]
@@ -224,12 +225,15 @@ def main() -> None:
                         started = time.perf_counter()
                         response = client.post(
                             f"/api/v1/banks/{bank.slug}/recall",
-                            {"query": question["question"], "budget_tokens": budget, **options},
+                            {"query": question["question"], "budget_tokens": budget, "explain": True, **options},
                             format="json",
                         )
                         latencies[mode].append(time.perf_counter() - started)
                         assert response.status_code == 200, response.content[:300]
-                        found = [item["provenance"]["metadata"].get("dia_id") for item in response.json()["items"]]
+                        payload = response.json()
+                        for name, ms in payload["explain"]["channel_ms"].items():
+                            spans[mode][name].append(ms)
+                        found = [item["provenance"]["metadata"].get("dia_id") for item in payload["items"]]
                         share = len(set(found) & set(evidence)) / len(evidence)
                         scores[(mode, budget)][(path.stem, question["category"])].append(share)
                         if args.details:
@@ -255,6 +259,11 @@ def main() -> None:
         "modes": modes,
         "results": table,
         "latency": {mode: summary_ms(values) for mode, values in latencies.items()},
+        # Mean wall time of each stage and channel span per recall (explain's channel_ms; 0 where a span did not run).
+        "span_ms": {
+            mode: {name: round(sum(values) / len(latencies[mode]), 3) for name, values in sorted(by_name.items())}
+            for mode, by_name in spans.items()
+        },
         "token_counter": "tiktoken cl100k_base over each item's text",
     }
     if args.held_out:

@@ -25,6 +25,8 @@ _MODES = {
     "full+coverage": {"settings": {"RECALL_COVERAGE": 0.3}},
     "full+feedback": {"settings": {"RECALL_FEEDBACK": 0.75}},
     "full+hop": {"settings": {"RECALL_HOP_WEIGHT": 0.1}},
+    # The graph channel as it was: seeded by entities of every kind, names included.
+    "full+graph-all-kinds": {"settings": {"RECALL_GRAPH_SEED_KINDS": ()}},
     "full+feedback+hop": {"settings": {"RECALL_FEEDBACK": 0.75, "RECALL_HOP_WEIGHT": 0.1}},
 }
 MODES = {name: {**_EPISODES, **options} for name, options in _MODES.items()}

@@ -332,6 +332,18 @@ MEMORYHUB = {
     # Second hop: the vote of an item that mentions an entity the first ranking's best items mention and the
     # question does not, on the scale of the temporal and graph votes; 0 switches it off.
     "RECALL_HOP_WEIGHT": float(os.environ.get("MEMORYHUB_RECALL_HOP_WEIGHT", "0")),
+    # Entity kinds the graph channel starts from (beliefs.engine.entities; "all" for every kind). Identifiers
+    # (hosts, tickets, e-mails, services, versions, alert signatures, qualified ids) are what text similarity misses;
+    # a person's or a place's name is a word the keyword channel matches already, and its graph votes cost recall
+    # on chat (LoCoMo: about a point at 256 tokens).
+    "RECALL_GRAPH_SEED_KINDS": tuple(
+        kind.strip()
+        for kind in os.environ.get(
+            "MEMORYHUB_RECALL_GRAPH_SEED_KINDS",
+            "email,ticket,host,service,version,signature,account,customer,user,team,product,project,incident",
+        ).split(",")
+        if kind.strip() and kind.strip() != "all"
+    ),
     # Run recall channels on a thread pool (each with its own connection); off runs them one after another.
     "PARALLEL_CHANNELS": env_bool("MEMORYHUB_PARALLEL_CHANNELS", True),
     # "dense" (default, no model needed) or "none"; a cross-encoder model path enables cross-encoder scores.

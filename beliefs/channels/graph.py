@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from datetime import datetime
 
+from django.conf import settings
 from django.db import connection
 
 from banks.models import Bank
@@ -35,16 +36,19 @@ def seed_entities(*, bank: Bank, query_text: str) -> dict[int, float]:
 
 
 def _seeds(bank_id: int, query_text: str) -> tuple[dict[int, float], int]:
-    """The seeds and how many episode links they bring."""
+    """The seeds and how many episode links they bring: entities of the kinds ``RECALL_GRAPH_SEED_KINDS`` names
+    (every kind when empty)."""
     keys = query_keys(query_text)
     if not keys:
         return {}, 0
+    kinds = list(settings.MEMORYHUB["RECALL_GRAPH_SEED_KINDS"])
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT n.id, n.episode_count, coalesce(s.doc_count, 0) FROM beliefs_entity n"
             " LEFT JOIN beliefs_banktextstats s ON s.bank_id = n.bank_id"
-            " WHERE n.bank_id = %s AND n.key = ANY(%s) AND n.episode_count > 0",
-            [bank_id, sorted(keys)],
+            " WHERE n.bank_id = %s AND n.key = ANY(%s) AND n.episode_count > 0"
+            " AND (cardinality(%s::text[]) = 0 OR n.kind = ANY(%s::text[]))",
+            [bank_id, sorted(keys), kinds, kinds],
         )
         found = cursor.fetchall()
     documents = (found[0][2] if found else 0) or 1

@@ -99,3 +99,28 @@ def test_a_question_asking_for_a_time_prefers_turns_that_carry_one(caller, quest
     result = recall(bank=caller.bank, query=question, budget_tokens=200, options=options)
     assert [item.item_id for item in result.items] == [dated]
     assert undated not in [item.item_id for item in result.items]
+
+
+def test_the_graph_channel_starts_from_identifiers_not_names(caller):
+    # A person's name is a word the keyword channel matches; a host name is an identifier text search splits
+    # ("db-07" is two lexemes). The graph channel follows only the second kind unless told otherwise.
+    retain_texts(
+        caller.bank,
+        [
+            "Priya restarted db-07 after the disk filled up.",
+            "Priya bought rye bread.",
+            "db-07 is healthy again.",
+            "Omar fixed the printer on the third floor.",
+            "The printer jammed again this morning.",
+        ],
+    )
+    from beliefs.channels import graph
+
+    by_name = recall(bank=caller.bank, query="What did Priya buy?", budget_tokens=200)
+    assert by_name.channel_counts["graph"] == 0
+    assert graph.seed_entities(bank=caller.bank, query_text="What did Priya buy?") == {}
+    by_host = recall(bank=caller.bank, query="what happened to db-07", budget_tokens=200)
+    assert all("graph" in item.channels for item in by_host.items if "db-07" in item.text)
+    assert by_host.channel_counts["graph"] >= 2
+    with _with(RECALL_GRAPH_SEED_KINDS=()):  # every kind: names lead too
+        assert recall(bank=caller.bank, query="What did Priya buy?", budget_tokens=200).channel_counts["graph"] >= 2
