@@ -28,6 +28,7 @@ _MODES = {
     # The graph channel as it was: seeded by entities of every kind, names included.
     "full+graph-all-kinds": {"settings": {"RECALL_GRAPH_SEED_KINDS": ()}},
     "full+feedback+hop": {"settings": {"RECALL_FEEDBACK": 0.75, "RECALL_HOP_WEIGHT": 0.1}},
+    "full+all": {"settings": {"RECALL_FEEDBACK": 0.75, "RECALL_HOP_WEIGHT": 0.1, "RECALL_COVERAGE": 0.3}},
 }
 MODES = {name: {**_EPISODES, **options} for name, options in _MODES.items()}
 

@@ -91,6 +91,53 @@ def ablation_table(r: dict) -> str:
     return "\n".join(lines)
 
 
+def locomo_dev_table(r: dict) -> str:
+    """Every mode per development conversation and category at each budget, the held-out estimate, span costs."""
+    categories = ("multi-hop", "temporal", "open-domain", "single-hop")
+    conversations = r["conversations"]
+    lines = [
+        f"Measured {r['machine']['measured_at']} on conversations {', '.join(conversations)} "
+        "(`benchmarks/results/locomo-dev.json`); each cell is conversation "
+        + " / ".join(conversations)
+        + ", `full` is the engine with its defaults:",
+    ]
+    for budget in (str(b) for b in r["budgets"]):
+        lines += [
+            "",
+            f"| mode @{budget} | overall | " + " | ".join(categories) + " | mean |",
+            "|---|---|" + "---|" * len(categories) + "---|",
+        ]
+        for mode, by_budget in r["results"].items():
+            cell = by_budget[budget]
+            overall = " / ".join(f"{cell['evidence_recall_by_conversation'][c]:.3f}" for c in conversations)
+            per = [
+                " / ".join(
+                    f"{v:.2f}" if (v := cell["by_conversation_and_category"][c].get(k)) is not None else "—"
+                    for c in conversations
+                )
+                for k in categories
+            ]
+            lines.append(f"| {mode} | {overall} | " + " | ".join(per) + f" | {cell['mean_of_conversations']:.3f} |")
+    held = r.get("held_out")
+    if held:
+        chosen = ", ".join(f"{c}: {v['chosen']}" for c, v in held["rotations"].items())
+        means = ", ".join(f"{v:.3f} at {b}" for b, v in held["mean_held_out"].items())
+        lines += [
+            "",
+            f"Leave one conversation out (the mode best on the other two at {held['selection_budget']} tokens, "
+            f"scored on the one left out; chosen {chosen}): **{means}**.",
+        ]
+    spans = r.get("span_ms")
+    if spans:
+        keys = [k for k in ("feedback", "hop", "graph", "rank_and_pack") if any(k in v for v in spans.values())]
+        lines += [
+            "",
+            "Mean span time per recall (ms, from `explain`, machine not kept quiet): "
+            + "; ".join(f"{mode} " + ", ".join(f"{k} {v.get(k, 0):.2f}" for k in keys) for mode, v in spans.items()),
+        ]
+    return "\n".join(lines)
+
+
 def consolidation_table(r: dict) -> str:
     t, c = r["throughput"], r["citations"]
     return "\n".join(
@@ -376,6 +423,7 @@ SECTIONS = {
     "foundation": foundation_table,
     "locomo": locomo_table,
     "locomo-ablations": ablation_table,
+    "locomo-dev": locomo_dev_table,
     "consolidation": consolidation_table,
     "defense": defense_table,
     "workloads": workloads_table,
