@@ -84,6 +84,9 @@ eval: setup
 	cd benchmarks && ../$(PY) eval_locomo.py --database memoryhub_eval2 --budgets 512,1024,2048 \
 		--modes full,full-no-rerank,full-no-temporal,full-no-graph,full-no-subject,full+coverage,semantic+keyword,graph,temporal \
 		--output locomo-ablations
+	cd benchmarks && ../$(PY) eval_locomo.py --database memoryhub_eval3 --budgets 256,1024 \
+		--modes full,full+graph-all-kinds,full-no-graph,full+hop,full+feedback,full+coverage,full+feedback+hop,full+all,keyword,semantic \
+		--held-out full,full+graph-all-kinds,full+hop,full+feedback,full+coverage,full+feedback+hop,full+all --output locomo-dev
 	$(PY) benchmarks/update_readme.py
 
 # Consolidation of a 5,000-alert stream: compression, tokens per answer, throughput, citation integrity (minutes).
