@@ -20,7 +20,10 @@ import numpy as np
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
+# Serialises SentenceTransformer.encode (batches: retain, extraction) within a process. Query encodes do not take
+# it (``embed_query``): the traced encoder runs on tokenizers of their own, so a recall never waits behind a batch.
 _lock = threading.Lock()
+_local = threading.local()  # per thread: its own copy of the tokenizer (a fast tokenizer is not shareable)
 logger = logging.getLogger(__name__)
 # Texts of different lengths the traced query encoder must embed as the model does before it is used.
 _TRACE_PROBES = ("warm up", "", "What did the on-call engineer change after the checkout outage last Tuesday?")
@@ -88,19 +91,67 @@ def embed_texts(texts: list[str], batch_size: int = 64) -> np.ndarray:
 
 
 def embed_query(text: str) -> np.ndarray:
-    """Embed one query string (the same vector ``embed_texts`` gives it)."""
+    """Embed one query string (the same vector ``embed_texts`` gives it).
+
+    Recent queries are answered from a small per-process cache (``QUERY_EMBEDDING_CACHE`` entries) keyed by the
+    text with its whitespace runs collapsed, which the model's tokenizer splits on anyway: the same question gets
+    the same vector without running the model again. The cached array is read-only; callers get it as is.
+    """
+    size = _cache_size()
+    if not size:
+        return _encode_query(text)
+    key = " ".join(text.split())
+    cached = _query_cache.get(key)
+    if cached is not None:
+        return cached
+    vector = _encode_query(text)
+    vector.setflags(write=False)
+    with _cache_lock:
+        _query_cache[key] = vector
+        while len(_query_cache) > size:
+            _query_cache.pop(next(iter(_query_cache)))  # oldest first (dicts keep insertion order)
+    return vector
+
+
+_query_cache: dict[str, np.ndarray] = {}
+_cache_lock = threading.Lock()
+
+
+def _cache_size() -> int:
+    from django.conf import settings
+
+    return settings.MEMORYHUB.get("QUERY_EMBEDDING_CACHE", 0)
+
+
+def query_cache_clear() -> None:
+    with _cache_lock:
+        _query_cache.clear()
+
+
+def _encode_query(text: str) -> np.ndarray:
     encoder = _query_encoder()
     if encoder is None:
         return embed_texts([text])[0]
-    with _lock:
-        return _embed_one(encoder, text)
+    # No process-wide lock: the frozen TorchScript module is safe to run from several threads (one intra-op
+    # thread each), and each thread tokenizes with its own tokenizer.
+    return _embed_one(encoder, text)
+
+
+def _thread_tokenizer():
+    tokenizer = getattr(_local, "tokenizer", None)
+    if tokenizer is None:
+        import copy
+
+        with _lock:  # copying reads the shared tokenizer's state: not while an encode changes its settings
+            tokenizer = _local.tokenizer = copy.deepcopy(_model().tokenizer)
+    return tokenizer
 
 
 def _embed_one(encoder, text: str) -> np.ndarray:
     import torch
 
     model = _model()
-    tokens = model.tokenizer([text], truncation=True, max_length=model.max_seq_length, return_tensors="pt")
+    tokens = _thread_tokenizer()([text], truncation=True, max_length=model.max_seq_length, return_tensors="pt")
     mask = tokens["attention_mask"]
     with torch.inference_mode():
         output = encoder(tokens["input_ids"], mask)

@@ -301,6 +301,8 @@ MEMORYHUB = {
     "EMBEDDING_MODEL": os.environ.get("MEMORYHUB_EMBEDDING_MODEL", ""),  # empty: the bundled all-MiniLM-L6-v2
     "EMBEDDING_DIMENSIONS": 384,
     "TORCH_THREADS": env_int("MEMORYHUB_TORCH_THREADS", 1),
+    # Query embeddings kept per process, by the query's text (agents ask the same questions again); 0 disables.
+    "QUERY_EMBEDDING_CACHE": env_int("MEMORYHUB_QUERY_EMBEDDING_CACHE", 1024),
     "TOKENIZER": "cl100k_base",
     "MAX_BATCH_ITEMS": env_int("MEMORYHUB_MAX_BATCH_ITEMS", 1000),
     "MAX_CONTENT_CHARS": env_int("MEMORYHUB_MAX_CONTENT_CHARS", 20000),

@@ -116,27 +116,49 @@ def query_text(query_vector: np.ndarray) -> str:
 
 
 def scanned_rows(sql: str, params: list, scan: Mapping[str, object]) -> list[tuple]:
-    """The rows of one query run under ``scan`` settings, which end with it.
+    """The rows of one query run under ``scan`` settings, which end with it, in a single round trip.
 
-    Outside a transaction the settings and the query travel as one multi-statement
-    request: PostgreSQL runs it as one implicit transaction, so ``set_config(…, true)``
-    holds for the query and ends with it, in a single round trip. Inside a caller's
-    transaction ``vector_scan`` sets them and puts them back.
+    Outside a transaction the settings and the query travel as one multi-statement request:
+    PostgreSQL runs it as one implicit transaction, so ``set_config(…, true)`` holds for the
+    query and ends with it. Inside a caller's transaction (a request's, or a service's) the
+    request saves each setting's value in a placeholder setting of its own, sets the scan's,
+    runs the query and puts the saved values back (a setting that had none gets its default),
+    still one request: a BEGIN, savepoint and restore around every channel read cost more
+    than the read. A query that fails aborts the transaction (or rolls back to the caller's
+    savepoint), which undoes the settings with it.
     """
     if not scan:
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             return cursor.fetchall()
-    if connection.in_atomic_block:
-        with vector_scan(**_names(scan)), connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            return cursor.fetchall()
-    settings_sql = "SELECT " + ", ".join("set_config(%s, %s, true)" for _ in scan) + "; "
+    names = list(scan)
+    settings_sql = "SELECT " + ", ".join("set_config(%s, %s, true)" for _ in names)
     settings_params = [part for name, value in scan.items() for part in (name, _setting_text(value))]
+    if not connection.in_atomic_block:
+        with connection.cursor() as cursor:
+            cursor.execute(settings_sql + "; " + sql, [*settings_params, *params])
+            cursor.nextset()
+            return cursor.fetchall()
+    save = "SELECT " + ", ".join(
+        f"set_config('{_STASH}{i}', coalesce(current_setting(%s, true), ''), true)" for i in range(len(names))
+    )
+    restore = "SELECT " + ", ".join(
+        f"set_config(%s, coalesce(nullif(current_setting('{_STASH}{i}'), ''),"
+        " (SELECT reset_val FROM pg_settings WHERE name = %s)), true)"
+        for i in range(len(names))
+    )
     with connection.cursor() as cursor:
-        cursor.execute(settings_sql + sql, [*settings_params, *params])
+        cursor.execute(
+            f"{save}; {settings_sql}; {sql}; {restore}",
+            [*names, *settings_params, *params, *(part for name in names for part in (name, name))],
+        )
+        cursor.nextset()
         cursor.nextset()
         return cursor.fetchall()
+
+
+# Placeholder settings holding, inside a caller's transaction, the values a scan replaced until it puts them back.
+_STASH = "memoryhub_scan.previous_"
 
 
 # The planner may walk a vector index only for ORDER BY the indexed expression itself; ordering by the distance
@@ -222,8 +244,8 @@ def nearest_of_kinds(
     if not ranked:
         return []
     combined = ranked[0].union(*ranked[1:], all=True) if len(ranked) > 1 else ranked[0]
-    with vector_scan(**_names(EXACT if exact else ITERATIVE)):
-        return list(combined)
+    sql, params = combined.query.sql_with_params()
+    return [tuple(row) for row in scanned_rows(sql, list(params), EXACT if exact else ITERATIVE)]
 
 
 def closest(rows: QuerySet, *, field: str, query_vector, max_distance: float) -> QuerySet:

@@ -99,6 +99,96 @@ def seed(stack: Stack, banks: int, episodes: int) -> list[list[str]]:
     return targets
 
 
+def reuse_seed(stack: Stack, banks: int) -> list[list[str]]:
+    """The banks an earlier run seeded (``--reuse``), each with a fresh API key (raw keys are never stored)."""
+    from common import setup_django
+
+    setup_django(stack.database, fresh=False)
+    from django.db import connection
+
+    from banks.models import Bank
+    from banks.services.api_keys import api_key_issue
+
+    targets = []
+    for n in range(banks):
+        bank = Bank.objects.select_related("tenant").get(slug=f"agents-{n}", tenant__slug=f"load-{n}")
+        targets.append([bank.slug, api_key_issue(tenant=bank.tenant, name="load", scopes=["read", "write"]).raw_key])
+    connection.close()
+    return targets
+
+
+def process_groups(stack: Stack, locust_pid: int | None = None) -> dict[str, list]:
+    """The deployment's processes by role: web (gunicorn and its workers), each Celery worker, PostgreSQL."""
+    import psutil
+
+    def tree(pid):
+        try:
+            root = psutil.Process(pid)
+            return [root, *root.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            return []
+
+    groups = {"web": tree(stack.web.pid) if stack.web else []}
+    for name, process in stack.workers.items():
+        groups[f"worker-{name}"] = tree(process.pid)
+    pid_file = stack.data_dir / "pg" / "postmaster.pid"
+    if pid_file.exists():
+        groups["postgresql"] = tree(int(pid_file.read_text().split()[0]))
+    return groups
+
+
+class CpuMeter:
+    """CPU seconds each role used over a run. PostgreSQL backends come and go, so the server is sampled as a
+    tree each second and a backend's last sample counts (a backend living under a second is missed)."""
+
+    def __init__(self, stack: Stack):
+        self.stack = stack
+        self.used: dict[str, dict[int, float]] = {}
+        self.start: dict[str, dict[int, float]] = {}
+        self._stop = None
+
+    def _sample(self, into: dict) -> None:
+        import psutil
+
+        for role, processes in process_groups(self.stack).items():
+            for process in processes:
+                try:
+                    times = process.cpu_times()
+                except psutil.NoSuchProcess:
+                    continue
+                into.setdefault(role, {})[process.pid] = times.user + times.system
+
+    def __enter__(self):
+        import threading
+
+        self._sample(self.start)
+        self._stop = threading.Event()
+
+        def loop():
+            while not self._stop.wait(1.0):
+                self._sample(self.used)
+
+        self._thread = threading.Thread(target=loop, daemon=True)
+        self._thread.start()
+        self.started = time.monotonic()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self._sample(self.used)
+        self.seconds = time.monotonic() - self.started
+
+    def cores(self) -> dict[str, float]:
+        """Average cores each role kept busy (1.0 = one core all the time)."""
+        result = {}
+        for role, by_pid in self.used.items():
+            before = self.start.get(role, {})
+            result[role] = round(sum(t - before.get(pid, 0.0) for pid, t in by_pid.items()) / self.seconds, 3)
+        result["total"] = round(sum(result.values()), 3)
+        return result
+
+
 def wait_for_background(stack: Stack, timeout: float = 900) -> float:
     """Wait until no Celery task is queued or running (a retain's extraction and consolidation); seconds waited.
 
@@ -153,6 +243,8 @@ def main() -> None:
     parser.add_argument("--rates", default="1,2,4,8,12,16,24", help="offered requests/s for the step sweep")
     parser.add_argument("--step-seconds", type=int, default=60)
     parser.add_argument("--output", default="load")
+    parser.add_argument("--reuse", action="store_true", help="keep the banks an earlier run seeded (quick reruns)")
+    parser.add_argument("--skip-steps", action="store_true", help="only the main run")
     args = parser.parse_args()
 
     stack = Stack("load", database="memoryhub_load", web_workers=2)
@@ -160,8 +252,11 @@ def main() -> None:
     stack.start_redis()
     try:
         started = time.monotonic()
-        print(f"seeding {args.banks} banks of {args.episodes:,} episodes...", flush=True)
-        targets = seed(stack, args.banks, args.episodes)
+        if args.reuse:
+            targets = reuse_seed(stack, args.banks)
+        else:
+            print(f"seeding {args.banks} banks of {args.episodes:,} episodes...", flush=True)
+            targets = seed(stack, args.banks, args.episodes)
         seed_s = time.monotonic() - started
         stack.start_web()
         stack.start_workers()
@@ -170,7 +265,7 @@ def main() -> None:
         run_locust(stack, targets, users=args.users, seconds=20, rate=None, prefix=out / "warmup")
         drains = {"warmup": wait_for_background(stack)}
         steps = []
-        for rate in [float(r) for r in args.rates.split(",")]:
+        for rate in [] if args.skip_steps else [float(r) for r in args.rates.split(",")]:
             routes = run_locust(
                 stack, targets, users=args.users, seconds=args.step_seconds, rate=rate, prefix=out / f"step-{rate:g}"
             )
@@ -191,9 +286,13 @@ def main() -> None:
         base = steps[0]["p95_ms"] if steps else None
         knee = next((s for s in steps if base and s["p95_ms"] >= 2 * base), None)
         print(f"main run: {args.users} agents for {args.minutes} minutes...", flush=True)
-        main_routes = run_locust(
-            stack, targets, users=args.users, seconds=int(args.minutes * 60), rate=None, prefix=out / "main"
-        )
+        with CpuMeter(stack) as meter:
+            main_routes = run_locust(
+                stack, targets, users=args.users, seconds=int(args.minutes * 60), rate=None, prefix=out / "main"
+            )
+        cores = meter.cores()
+        drains["main"] = wait_for_background(stack)
+        print(f"cores busy during the main run: {cores}", flush=True)
     finally:
         stack.stop()
         stack.stop_database_server()
@@ -209,9 +308,13 @@ def main() -> None:
             "web": "gunicorn 2 workers x 4 threads",
             "seed_s": round(seed_s, 1),
             "background_drain_after_warmup_s": drains["warmup"],
+            "background_drain_after_main_s": drains.get("main"),
+            "reused_seed": args.reuse,
             "steps": "each starts with no background task queued or running",
         },
         "main": main_routes,
+        # Average cores each role kept busy in the main run (the machine has 2; the load generator is not counted).
+        "main_cores": cores,
         "steps": steps,
         "knee": {
             "baseline_p95_ms": base,

@@ -51,6 +51,7 @@ def test_a_query_is_embedded_by_the_traced_encoder_exactly_as_the_model_embeds_i
     assert embeddings._query_encoder() is not None  # the default model is traced
     traced = np.stack([embed_query(text) for text in QUERIES])
     monkeypatch.setattr(embeddings, "_query_encoder", lambda: None)  # the model's own path
+    embeddings.query_cache_clear()
     assert np.abs(traced - np.stack([embed_query(text) for text in QUERIES])).max() < 1e-5
     assert np.abs(traced - embed_texts(QUERIES)).max() < 1e-5
     assert traced.dtype == np.float32 and np.allclose(np.linalg.norm(traced, axis=1), 1.0, atol=1e-5)
@@ -63,3 +64,26 @@ def test_an_encoder_that_does_not_match_the_model_is_not_used(monkeypatch):
         assert embeddings._query_encoder() is None
     finally:
         embeddings._query_encoder.cache_clear()
+
+
+def test_a_repeated_query_is_answered_from_the_cache_with_the_same_vector(monkeypatch):
+    embeddings.query_cache_clear()
+    first = embed_query("replica  lag on\tdb-03 ")
+    calls = []
+    monkeypatch.setattr(embeddings, "_encode_query", lambda text: calls.append(text) or np.ones(384, np.float32))
+    again = embed_query("replica lag on db-03")  # the same words: whitespace runs do not matter to the tokenizer
+    assert calls == [] and again is first and not again.flags.writeable
+    assert np.abs(first - embed_texts(["replica lag on db-03"])[0]).max() < 1e-5
+    embed_query("replica lag on db-04")
+    assert calls == ["replica lag on db-04"]  # different text: encoded
+    embeddings.query_cache_clear()
+
+
+def test_queries_embedded_on_several_threads_at_once_match_the_model():
+    from concurrent.futures import ThreadPoolExecutor
+
+    embeddings.query_cache_clear()
+    texts = [f"disk latency alerts on db-{n:02d} during backups" for n in range(24)]
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        vectors = np.stack(list(pool.map(embed_query, texts)))
+    assert np.abs(vectors - embed_texts(texts)).max() < 1e-5

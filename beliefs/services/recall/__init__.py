@@ -52,11 +52,11 @@ def recall(
     """
     started = time.perf_counter()
     request = RecallRequest(bank, query, budget_tokens, filters, as_of, options)
-    batch = channel_runner().batch(tenant_id=bank.tenant_id)
-    gathered = gather(request, batch)
-    with batch.timed("rank_and_pack") as span:
-        packed = pack(request, gathered, rank(request, gathered, batch))
-        span["memoryhub.recall.packed"] = len(packed.items)
+    with channel_runner().batch(tenant_id=bank.tenant_id) as batch:
+        gathered = gather(request, batch)
+        with batch.timed("rank_and_pack") as span:
+            packed = pack(request, gathered, rank(request, gathered, batch))
+            span["memoryhub.recall.packed"] = len(packed.items)
     result = RecallResult(
         items=packed.items,
         budget_tokens=budget_tokens,

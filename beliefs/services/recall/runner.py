@@ -13,6 +13,13 @@ request's own transaction (recall only reads there); inside a caller's transacti
 may hold uncommitted rows (a service, a test) every call runs inline on the caller's
 connection instead. ``PARALLEL_CHANNELS = False`` runs everything inline.
 
+Busy processes run inline too. Threads only shorten one recall's wait while cores are idle;
+when other recalls are already running in this process the cores are taken, and handing
+each read to a channel thread (its GIL switches, its own connection and transaction per
+read) costs CPU every concurrent request then waits for: under the load run it was about a
+quarter of recall's Python time. A recall that starts while another one of this process is
+in flight (``in_flight``) runs its channels one after another on the request's connection.
+
 Connection scope (a deliberate departure from "SET LOCAL only", PITFALLS). A channel
 thread's connection serves channel reads and nothing else, and never goes back to a pool
 another caller could draw from (Django keeps connections per thread; MemoryHub uses
@@ -65,6 +72,7 @@ class ChannelRunner:
         self._pid: int | None = None
         self._lock = threading.Lock()
         self._local = threading.local()  # per channel thread: its scoped connection, tenant, last check
+        self._in_flight = 0  # recalls of this process between ``batch()`` and their batch's ``close()``
 
     def start(self) -> ThreadPoolExecutor:
         """The running pool, started now if this process has none yet."""
@@ -101,9 +109,22 @@ class ChannelRunner:
             future.result()
 
     def batch(self, *, tenant_id: int) -> ChannelBatch:
-        """The channel calls of one recall, run on this pool when they may be (see the module docstring)."""
-        parallel = settings.MEMORYHUB["PARALLEL_CHANNELS"] and _may_run_in_parallel()
-        return ChannelBatch(self if parallel else None, tenant_id)
+        """The channel calls of one recall, run on this pool when they may be (see the module docstring).
+
+        The caller closes the batch when the recall is done (``with runner.batch(...) as batch``)."""
+        with self._lock:
+            busy = self._in_flight > 0
+            self._in_flight += 1
+        parallel = settings.MEMORYHUB["PARALLEL_CHANNELS"] and not busy and _may_run_in_parallel()
+        return ChannelBatch(self if parallel else None, tenant_id, on_close=self._finished)
+
+    def _finished(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
+    @property
+    def in_flight(self) -> int:
+        return self._in_flight
 
     def _prepare_thread(self, tenant_id: int) -> None:
         """Make this channel thread's connection usable and scoped to ``tenant_id``."""
@@ -123,9 +144,10 @@ class ChannelRunner:
 class ChannelBatch:
     """Submits one recall's channel calls and records how long each took (``timings``, milliseconds)."""
 
-    def __init__(self, runner: ChannelRunner | None, tenant_id: int):
+    def __init__(self, runner: ChannelRunner | None, tenant_id: int, on_close: Callable[[], None] | None = None):
         self.runner = runner
         self.tenant_id = tenant_id
+        self._on_close = on_close
         self.timings: dict[str, float] = {}
         self.trace_parent = tracing.current_context()  # channel spans on pool threads join the recall's trace
 
@@ -146,6 +168,22 @@ class ChannelBatch:
         if runner is None:
             return Done(timed())
         return runner.start().submit(timed)
+
+    @property
+    def parallel(self) -> bool:
+        return self.runner is not None
+
+    def close(self) -> None:
+        """The recall is done with its channels (idempotent)."""
+        on_close, self._on_close = self._on_close, None
+        if on_close is not None:
+            on_close()
+
+    def __enter__(self) -> ChannelBatch:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
     @contextmanager
     def timed(self, name: str, **attributes) -> Iterator[dict]:

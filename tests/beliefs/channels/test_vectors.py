@@ -78,3 +78,32 @@ def test_derived_and_temporal_channels_leave_index_scans_on_for_the_rest_of_the_
             exact=True,
         )
         assert _settings()["enable_indexscan"] == "on"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("own_index_lists", [None, 4])
+def test_an_approximate_search_inside_a_transaction_runs_in_one_request_and_puts_every_setting_back(
+    caller, own_index_lists
+):
+    from beliefs.channels.filters import episode_scope
+
+    retain_texts(caller.bank, ["Melanie went camping in June.", "Caroline paints.", "The lake was cold."])
+    vector = vectors.query_text(embed_query("camping trip"))
+    scope = episode_scope(caller.bank)
+    names = (*SCAN_SETTINGS, "ivfflat.probes", "ivfflat.iterative_scan")
+    read = "SELECT " + ", ".join("current_setting(%s, true)" for _ in names)
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL hnsw.ef_search = 55")
+            cursor.execute(read, names)
+            before = cursor.fetchone()
+        statements = []
+        with connection.execute_wrapper(lambda execute, sql, *args: statements.append(sql) or execute(sql, *args)):
+            rows = vectors.nearest_episodes(scope, vector=vector, limit=2, exact=False, own_index_lists=own_index_lists)
+        with connection.cursor() as cursor:
+            cursor.execute(read, names)
+            after = cursor.fetchone()
+    assert len(statements) == 1  # save, set, search and restore travel together
+    assert before[1] == "55" and after == before
+    exact = vectors.nearest_episodes(scope, vector=vector, limit=2, exact=True, own_index_lists=None)
+    assert [pk for pk, _ in rows] == [pk for pk, _ in exact]

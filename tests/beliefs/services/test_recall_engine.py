@@ -215,3 +215,26 @@ def test_the_channel_runner_stops_its_threads_and_starts_again_on_the_next_recal
     result = recall(bank=caller.bank, query="DiskLatencyHigh", budget_tokens=200)
     assert [item.item_id for item in result.items] == [episode_id]
     assert {"semantic", "keyword"} <= set(result.channel_ms)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_recall_that_starts_while_another_is_in_flight_runs_its_channels_on_its_own_connection(monkeypatch):
+    from beliefs.services.recall.runner import channel_runner
+
+    caller = make_caller()
+    retain_texts(caller.bank, CORPUS)
+    runner = channel_runner()
+    threaded = []
+    prepare = runner._prepare_thread
+    monkeypatch.setattr(runner, "_prepare_thread", lambda tenant_id: threaded.append(tenant_id) or prepare(tenant_id))
+    alone = recall(bank=caller.bank, query="db-01 disk alerts", budget_tokens=60)
+    assert threaded  # an idle process hands the channels to its threads
+    threaded.clear()
+    with runner.batch(tenant_id=caller.bank.tenant_id) as first:  # another recall of this process, in flight
+        assert first.parallel and runner.in_flight == 1
+        busy = recall(bank=caller.bank, query="db-01 disk alerts", budget_tokens=60)
+    assert threaded == [] and runner.in_flight == 0
+    assert summary(busy) == summary(alone) and busy.items
+    assert {"semantic", "keyword", "graph", "temporal"} <= set(busy.channel_ms)
+    with runner.batch(tenant_id=caller.bank.tenant_id) as again:
+        assert again.parallel
