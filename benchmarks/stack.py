@@ -30,13 +30,16 @@ def free_port() -> int:
 class Stack:
     """Processes of one deployment. ``environ()`` is what each of them (and the harness) runs with."""
 
-    def __init__(self, name: str, *, database: str, extra_env: dict | None = None, web_workers: int = 2):
+    def __init__(
+        self, name: str, *, database: str, extra_env: dict | None = None, web_workers: int = 2, web_threads: int = 4
+    ):
         self.name = name
         self.data_dir = ROOT / ".data" / name
         self.database = database
         self.redis_port = free_port()
         self.web_port = free_port()
         self.web_workers = web_workers
+        self.web_threads = web_threads
         self.extra_env = extra_env or {}
         self.redis: subprocess.Popen | None = None
         self.web: subprocess.Popen | None = None
@@ -125,7 +128,7 @@ class Stack:
     # --- web and workers -----------------------------------------------------------
     def start_web(self) -> None:
         command = [PYTHON, "-m", "gunicorn", "memoryhub.wsgi:application", "--bind", f"127.0.0.1:{self.web_port}"]
-        command += ["--workers", str(self.web_workers), "--threads", "4", "--timeout", "60"]
+        command += ["--workers", str(self.web_workers), "--threads", str(self.web_threads), "--timeout", "60"]
         command += ["--config", "python:memoryhub.gunicorn_conf"]
         self.web = subprocess.Popen(
             command, cwd=ROOT, env=self.environ(), stdout=self._log("web"), stderr=subprocess.STDOUT

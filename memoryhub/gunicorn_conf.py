@@ -24,6 +24,12 @@ forwarded_allow_ips = os.environ.get("MEMORYHUB_FORWARDED_ALLOW_IPS", "127.0.0.1
 # and so the MemoryHub client, after 5 s), so they close first and never meet the race.
 keepalive = 75
 
+# Each worker listens on a socket of its own (SO_REUSEPORT) and the kernel spreads new connections over them.
+# With one shared socket the worker that woke first accepted most of them, and because clients keep their
+# connections alive (above) it kept them: in the load run one worker served most agents on one core while the
+# other idled, and throughput swung between runs with how the first connections happened to land.
+reuse_port = True
+
 ERROR_CODES = {
     400: "malformed_request",
     403: "permission_denied",

@@ -244,10 +244,12 @@ def main() -> None:
     parser.add_argument("--step-seconds", type=int, default=60)
     parser.add_argument("--output", default="load")
     parser.add_argument("--reuse", action="store_true", help="keep the banks an earlier run seeded (quick reruns)")
+    parser.add_argument("--web-workers", type=int, default=2, help="gunicorn worker processes")
+    parser.add_argument("--web-threads", type=int, default=4, help="gunicorn threads per worker")
     parser.add_argument("--skip-steps", action="store_true", help="only the main run")
     args = parser.parse_args()
 
-    stack = Stack("load", database="memoryhub_load", web_workers=2)
+    stack = Stack("load", database="memoryhub_load", web_workers=args.web_workers, web_threads=args.web_threads)
     stack.use_in_this_process()
     stack.start_redis()
     try:
@@ -305,7 +307,7 @@ def main() -> None:
             "minutes": args.minutes,
             "mix": "retain 10 items : recall budget 512 : belief list = 2 : 5 : 3",
             "think_time_s": "0.5-1.5",
-            "web": "gunicorn 2 workers x 4 threads",
+            "web": f"gunicorn {args.web_workers} workers x {args.web_threads} threads",
             "seed_s": round(seed_s, 1),
             "background_drain_after_warmup_s": drains["warmup"],
             "background_drain_after_main_s": drains.get("main"),

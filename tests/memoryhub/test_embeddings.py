@@ -87,3 +87,17 @@ def test_queries_embedded_on_several_threads_at_once_match_the_model():
     with ThreadPoolExecutor(max_workers=6) as pool:
         vectors = np.stack(list(pool.map(embed_query, texts)))
     assert np.abs(vectors - embed_texts(texts)).max() < 1e-5
+
+
+def test_batches_embedded_on_several_threads_at_once_match_the_model_s_own_encode():
+    from concurrent.futures import ThreadPoolExecutor
+
+    assert embeddings._direct_batches()  # the default model takes the direct path
+    batches = [[f"host db-{n:02d} latency {n * 37} ms", *QUERIES[:2], f"note {n}"] for n in range(8)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        direct = list(pool.map(embed_texts, batches))
+    model = embeddings._model()
+    for batch, vectors in zip(batches, direct, strict=True):
+        expected = model.encode(batch, normalize_embeddings=True, convert_to_numpy=True)
+        assert vectors.dtype == np.float32 and vectors.shape == expected.shape
+        assert np.abs(vectors - expected).max() < 1e-5
