@@ -126,7 +126,7 @@ chaos: setup
 	cd benchmarks && ../$(PY) chaos.py
 	$(PY) benchmarks/update_readme.py
 
-# Agent load on loopback: 20 agents over 5 banks of 10,000 episodes for 10 minutes, plus a step sweep for the knee
+# Agent load on loopback: 40 agents over 5 banks of 10,000 episodes for 10 minutes, plus a step sweep for the knee
 # (about 25 minutes). LOAD_ARGS="--banks 2 --episodes 2000 --minutes 1 --step-seconds 20" for a quick run.
 load: setup
 	$(PY) -m pip install -q "locust>=2.30,<3"

@@ -238,9 +238,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--banks", type=int, default=5)
     parser.add_argument("--episodes", type=int, default=10_000)
-    parser.add_argument("--users", type=int, default=20)
+    # 40 agents: at 0.5-1.5 s of thinking 20 agents cannot offer much more than 15 requests/s, whatever the server.
+    parser.add_argument("--users", type=int, default=40)
     parser.add_argument("--minutes", type=float, default=10)
-    parser.add_argument("--rates", default="1,2,4,8,12,16,24", help="offered requests/s for the step sweep")
+    parser.add_argument("--rates", default="1,4,8,12,16,20,24,28,32", help="offered requests/s for the step sweep")
     parser.add_argument("--step-seconds", type=int, default=60)
     parser.add_argument("--output", default="load")
     parser.add_argument("--reuse", action="store_true", help="keep the banks an earlier run seeded (quick reruns)")
