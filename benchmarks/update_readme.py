@@ -361,6 +361,14 @@ def load_table(r: dict) -> str:
             f"| {label} | {row['requests']:,} | {row['requests_per_s']} | {row['p50_ms']:g} ms | {row['p95_ms']:g} ms "
             f"| {row['p99_ms']:g} ms | {100 * row['error_rate']:.2f}% |"
         )
+    cores = r.get("main_cores")
+    if cores:
+        lines += [
+            "",
+            "Cores kept busy during the main run (of 2; the load generator not counted): "
+            + ", ".join(f"{role} {value:g}" for role, value in cores.items() if value >= 0.01 or role == "total")
+            + ".",
+        ]
     lines += [
         "",
         "| offered req/s | achieved | p50 | p95 | p99 | errors | background work drained after |",

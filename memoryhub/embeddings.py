@@ -100,7 +100,8 @@ def _encode_direct(texts: list[str], batch_size: int) -> np.ndarray:
 
     model = _model()
     transformer, tokenizer = model[0].auto_model, _thread_tokenizer()
-    vectors = np.empty((len(texts), model.get_sentence_embedding_dimension()), dtype=np.float32)
+    dimensions = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+    vectors = np.empty((len(texts), dimensions()), dtype=np.float32)
     order = np.argsort([-len(text) for text in texts], kind="stable")  # like encode: less padding per batch
     for start in range(0, len(texts), batch_size):
         chosen = order[start : start + batch_size]

@@ -519,3 +519,25 @@ def test_migrate_takes_back_what_an_earlier_install_granted(db):
             [role],
         )
         assert cursor.fetchone()[0] == ["SELECT"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_recall_run_on_the_request_s_own_connection_while_another_is_in_flight_sees_only_its_tenant():
+    # A busy process runs a recall's channel reads on the request's connection, inside its transaction and scope.
+    from beliefs.services.recall.runner import channel_runner
+
+    a, b = make_caller(), make_caller()
+    retain(bank=a.bank, items=[RetainItem(content="alpha note about the disk")])
+    retain(bank=b.bank, items=[RetainItem(content="beta note about the disk")])
+    with channel_runner().batch(tenant_id=a.tenant.pk) as in_flight:
+        assert in_flight.parallel
+        for caller, mine, theirs in [(a, "alpha", "beta"), (b, "beta", "alpha"), (a, "alpha", "beta")]:
+            recalled = caller.client.post(
+                caller.url("recall"), {"query": "note about the disk", "budget_tokens": 100}, format="json"
+            )
+            assert recalled.status_code == 200
+            contents = [item["text"] for item in recalled.json()["items"]]
+            assert contents and all(mine in text and theirs not in text for text in contents)
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT coalesce(current_setting('app.tenant_id', true), ''), current_user")
+                assert cursor.fetchone() == ("", MAINTENANCE_ROLE)  # nothing of the request's scope is left
