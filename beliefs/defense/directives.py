@@ -119,7 +119,8 @@ _COGNITIVE = re.compile(
 # Memory verbs that are about the memory whatever their object ("memorise this: …").
 _STRONG_MEMORY = re.compile(r"(?:memori[sz]e|commit|internali[sz]e)\b")
 _PERSIST = re.compile(
-    r"\b(?:from now on|from here on(?:\s?out)?|from this (?:point|moment|day) (?:on|onwards?|forward)|going forward|"
+    r"\b(?:from now on|from here on(?:\s?out)?|from (?:this (?:point|moment|day|week)|today|tomorrow|now) "
+    r"(?:on|onwards?|forward)|going forward|"
     r"henceforth|hereafter|from today on|moving forward|in (?:the )?future\b|for (?:all |every |any )?(?:future|later|"
     r"subsequent|upcoming)\b|in (?:all|every|each|any) (?:future |later |subsequent |new )?(?:conversations?|sessions?|"
     r"chats?|interactions?|answers?|replies|responses|threads?)|(?:for|in) (?:later|future) (?:sessions?|chats?|"
@@ -146,8 +147,10 @@ _CHANGE_MEMORY = re.compile(
     r"\b(?:your|the) (?:memory|memories|records?|beliefs?|notes|profile|knowledge)\b[^.]{0,40}\b(?:is|are) "
     r"(?:wrong|outdated|incorrect|out of date|stale)|\bwhat you (?:remember|know|were told|have stored)\b[^.]{0,40}\b"
     r"(?:is|are) (?:wrong|outdated|incorrect|out of date)|\b(?:your|the) (?:records?|memory|profile|notes) "
-    r"(?:should|must|will) (?:now )?(?:say|show|read|state|reflect)\b|\b(?:correct|fix|update|overwrite) your "
-    r"(?:memory|memories|records?|beliefs?|knowledge|notes)\b"
+    r"(?:should|must|will) (?:now )?(?:say|show|read|state|reflect)\b"
+    r"|\b(?:correct|fix|update|overwrite|revise|adjust|change) your "
+    r"(?:memory|memories|records?|beliefs?|knowledge|notes|understanding|picture|model|view|profile|impression|"
+    r"assumptions|information|data|file)\b"
 )
 # A claim that grants trust, authority or an exception: "remember that X is an administrator".
 _PRIVILEGE = re.compile(
@@ -300,7 +303,13 @@ _BARE_MEMORY_VERB = re.compile(
     rf"(?:{_ADVERBS.pattern})(?:remember|memori[sz]e|commit|note (?:this|that|it) down|make a note|take note|"
     r"jot (?:this |it )?down|write (?:this |that |it )?down|store|save|record|retain|keep in mind|bear in mind|learn|"
     r"make (?:a |an )?(?:permanent |mental |quick |long[- ]term )?note|persist|"
+    r"(?:add|create|keep|set|make) (?:a |an )?(?:new )?"
+    r"(?:permanent |standing |long[- ]term |default |fixed |hard |core )+"
+    r"(?:note|rule|fact|memory|reminder|instruction|preference)(?: for yourself| for you)?|"
+    r"make (?:this|that|it) (?:a |an |your )?(?:new )?(?:permanent |standing |default |hard |fixed |core |general )*"
+    r"(?:rule|instruction|policy|preference|habit|fact)(?: for yourself| for you)?|"
     r"memory update|new (?:memory|fact|rule))(?: (?:this|that|these|it|the following))?"
+    r"(?: (?:preference|fact|rule|note|instruction|detail|information|info|setting|reminder))?"
     r"(?: (?:for|to|in|into) (?:your |the )?(?:long[- ]term )?memory)?(?: forever| permanently)?\W*$"
 )
 
@@ -339,9 +348,15 @@ _PERMANENCE = re.compile(r"\b(?:permanent|standing|default|core|long[- ]term|fix
 _SUBORDINATE = re.compile(r"(?:whenever|when|if|each time|every time|any time|as soon as|once)\b[^,]{1,80},\s*")
 
 
+# Scopes that open a condition ("next time anyone asks about X, …"): the order follows its comma.
+_CONJUNCTIONS = frozenset(("next time", "every time", "each time", "whenever"))
+
+
 def _after_scope(clause: str, persist) -> str:
     """What follows a leading standing scope, past further scopes and ``whenever …,`` clauses."""
     rest = clause[persist.end() :].lstrip(" ,:-–—")
+    if persist.group(0) in _CONJUNCTIONS and "," in rest[:80] and not rest.startswith(("you ", "your ")):
+        rest = rest[rest.index(",") + 1 :].lstrip()  # "next time anyone asks, tell them …": past the condition
     for _ in range(3):
         more = _SUBORDINATE.match(rest) or _PERSIST.match(rest)
         if not more:

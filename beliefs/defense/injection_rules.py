@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from beliefs.defense import shapes
+
 MEMORY_DIRECTIVE = [
     r"\b(?:remember|memori[sz]e|note|keep in mind)\b[^.\n]{0,80}?\b(?:for (?:all |every |any )?(?:future|later|subsequent|next)"
     r" (?:conversations?|sessions?|chats?|interactions?|requests?|reference|queries)|permanently|forever|from now on|"
@@ -34,7 +36,7 @@ MEMORY_DIRECTIVE = [
 ]
 
 OVERRIDE = [
-    r"\b(?:ignore|disregard|forget|override|bypass|skip|neglect|abandon|dismiss)\b(?:[^.\n]{0,40}?\b(?:previous|prior|above|"
+    r"\b(?:ignore|disregard|forget|override|bypass|skip|neglect|abandon|dismiss)\b(?! (?:my|our) (?:previous|last|earlier|prior) (?:message|e-?mail|mail|note|comment)s?\b)(?:[^.\n]{0,40}?\b(?:previous|prior|above|"
     r"earlier|preceding|foregoing|following|all|any|your|the|these|those|system|original|initial|other)\b)?[^.\n]{0,25}?"
     r"\b(?:instructions?|rules|prompts?|guidelines|directions?|directives?|context|guardrails|polic(?:y|ies)|constraints|"
     r"restrictions|commands?|orders|messages?|programming|safeguards|safety)\b",
@@ -48,7 +50,7 @@ OVERRIDE = [
     r"\b(?:disregard|ignore) (?:all )?(?:info|information|content|text|data) except\b",
     r"\b(?:reply|respond|answer) with only the following\b",
     r"<\s*/?\s*(?:instructions?|important|admin|system_?override|new_instructions)\s*>",
-    r"\b(?:note|message|instructions?) (?:to|for) (?:the |any )?(?:ai|assistant|model|llm|chatbot|agent|language model|gpt)\b",
+    r"\b(?:note|message|instructions?) (?:to|for) (?:the |any )?(?:ai|assistant|model|llm|chatbot|(?:ai |llm |automated )agent|language model|gpt)\b",
     r"\b(?:ai|assistant|llm|chatbot|agent|model)s?,? (?:reading|processing|summari[sz]ing|parsing) this\b",
     r"\bif (?:you are|you're) an? (?:ai|llm|language model|assistant|chatbot)\b",
     r"\bfrom now on,? (?:you|your|always|never|respond|reply|answer|act|ignore|only)\b",
@@ -76,7 +78,7 @@ MULTILINGUAL = [
     r"(?:filtro|restricci[oó]n|censura|l[ií]mite)s?\b|\b(?:mensaje|prompt) (?:de|del) sistema\b",
     r"\b(?:ignoriere|ignorier|vergiss|missachte)\b[^.\n]{0,30}\b(?:anweisungen|regeln|vorgaben|instruktionen|befehle)\b",
     r"\bab (?:jetzt|sofort) (?:gibt es keine|bist du|ignorierst)|\bkeine regeln mehr\b|\bohne (?:jede |jegliche )?"
-    r"(?:einschränkung|zensur|filter)|\bsystem-?(?:eingabeaufforderung|prompt|anweisung)",
+    r"(?:einschränkung|zensur|filter)|\bsystem-?(?:eingabeaufforderung|anweisung)",
     r"\b(?:ignora|dimentica)\b[^.\n]{0,30}\b(?:istruzioni|regole)\b",
     r"\b(?:ignore|esqueça|esqueca|desconsidere)\b[^.\n]{0,30}\b(?:instruções|instrucoes|regras)\b",
     r"\b(?:negeer|vergeet)\b[^.\n]{0,30}\b(?:instructies|regels)\b",
@@ -102,7 +104,7 @@ PERSONA = [
     r"jailbroken\b|\bdeveloper mode (?:enabled|output|response|policies)|\bwith developer mode\b|\bsimulate developer mode\b",
     r"\b(?:act|behave|respond|answer|pretend|roleplay|role-play)\s+(?:as|like)\s+(?:an?\s+)?(?:unrestricted|unfiltered|"
     r"uncensored|evil|malicious|jailbroken|rogue|amoral|unethical|immoral)\b",
-    r"\bpretend (?:to be|you are|you're)\b|\byou are (?:now )?(?:going to )?(?:act|pretend|roleplay|simulate|play the role)\b"
+    r"\byou are (?:now )?(?:going to )?(?:act|pretend|roleplay|simulate|play the role)\b"
     r"|\b(?:simulate|emulate)\b[^.\n]{0,20}\bmode\b",
     r"\b(?:not bound by|free (?:of|from)|without|no|ignore|bypass|beyond)\s+(?:any\s+|all\s+)?(?:ethical|moral|legal|content|"
     r"safety|openai'?s?)\s+(?:or (?:moral|legal|ethical) )?(?:restrictions|filters|guidelines|rules|constraints|policies|"
@@ -121,9 +123,9 @@ PERSONA = [
 PROMPT_LEAK = [
     r"\b(?:reveal|print|output|repeat|show|display|tell me|give me|share|leak|dump|expose|disclose|list|recite|write out|"
     r"spell out|copy|encode|translate|summari[sz]e|what (?:is|are|were))\b[^.\n]{0,40}?\b(?:system (?:prompt|message|"
-    r"instructions?|configuration)|initial (?:instructions?|prompt)|original (?:instructions?|prompt)|(?:your|the) "
-    r"(?:hidden |secret |internal )?(?:instructions|prompt|guidelines)(?: (?:you were|you've been) given)?|initiali[sz]ation"
-    r" (?:string|prompt)|(?:the )?(?:text|words|instructions) above|pre-?prompt|developer (?:message|instructions))\b",
+    r"instructions?|configuration)|initial (?:instructions?|prompt)|original (?:instructions?|prompt)|(?:your "
+    r"(?:hidden |secret |internal )?|the (?:hidden |secret |internal ))(?:instructions|prompt|guidelines)(?: (?:you were|you've been) given)?|initiali[sz]ation"
+    r" (?:string|prompt)|(?:the )?(?:words|instructions) above|pre-?prompt|developer (?:message|instructions))\b",
     r"\b(?:my|your) instructions are\s*:|\bthe system prompt is\s*:|\bsystemprompt\b|\boutput initiali[sz]ation\b",
     r"\bopposite of your (?:system )?instructions\b|\brepeat the (?:above|previous|text above|words above)\b",
     r"\b(?:were|was) (?:you )?(?:told|instructed|given)\b[^.\n]{0,30}\b(?:before|initially|at the (?:start|beginning))|\bi was "
@@ -199,10 +201,10 @@ RULES: list[tuple[str, re.Pattern]] = [
     (family, re.compile(pattern, re.M))
     for family, patterns in (
         ("memory_directive", MEMORY_DIRECTIVE),
-        ("override", OVERRIDE),
+        ("override", OVERRIDE + shapes.HOSTED),
         ("multilingual_override", MULTILINGUAL),
-        ("persona", PERSONA),
-        ("prompt_leak", PROMPT_LEAK),
+        ("persona", PERSONA + shapes.PERSONA),
+        ("prompt_leak", PROMPT_LEAK + shapes.LEAK),
         ("role_marker", ROLE_MARKER),
         ("tool_call", TOOL_CALL),
         ("markup_exfiltration", MARKUP_EXFILTRATION),
@@ -214,15 +216,28 @@ FAMILIES = tuple(dict.fromkeys([family for family, _ in RULES + CASED] + ["homog
 # Words that introduce a mention rather than an instruction ("attacks such as 'ignore previous instructions'").
 # An instruction reported as put to a model ("the payload told the assistant to …", "tricked the agent into saving …").
 REPORTED = (
-    r"\b(?:told|tells|telling|asked|asks|asking|instructs?|instructed|instructing|trick(?:s|ed|ing)?|convinc(?:es|ed|ing)|persuad(?:es|ed|ing)|"
-    r"coax(?:es|ed|ing)?|manipulat(?:es|ed|ing)|gets?|getting|got|forc(?:es|ed|ing)|caus(?:es|ed|ing)|makes?|made) "
+    r"\b(?:(?:tell|told|tells|telling|ask|asked|asks|asking|instructs?|instructed|instructing|trick(?:s|ed|ing)?|convinc(?:e|es|ed|ing)|"
+    r"persuad(?:e|es|ed|ing)|coax(?:es|ed|ing)?|manipulat(?:e|es|ed|ing)|gets?|getting|got|forc(?:e|es|ed|ing)|caus(?:e|es|ed|ing)|"
+    r"makes?|made|making|prompt(?:s|ed|ing)?|lead(?:s|ing)?|led|push(?:es|ed|ing)?|induc(?:e|es|ed|ing)|lur(?:e|es|ed|ing)|"
+    r"direct(?:s|ed|ing)?|urg(?:e|es|ed|ing)) "
     r"(?:the |an? |its |their |your |our |this |that )?(?:[\w-]+ )?(?:bots?|assistants?|models?|agents?|llms?|ai|"
-    r"chatbots?|systems?|targets?) (?:to|into)(?: [\w-]+ing)?"
+    r"chatbots?|systems?|targets?|victims?) (?:to|into)(?: [\w-]+ing)?"
+    # "make the bot repeat …", "let the model print …" (a bare infinitive follows)
+    r"|\b(?:makes?|made|making|lets?|letting|have|has|had|having|see|saw|watch(?:ed)?) (?:the |an? |its |their |this |that )?"
+    r"(?:[\w-]+ )?(?:bots?|assistants?|models?|agents?|llms?|ai|chatbots?)"
+    # "models asked to …", "a model instructed to …" (the passive, the model named before)
+    r"|\b(?:bots?|assistants?|models?|agents?|llms?|ai|chatbots?|systems?) (?:were |was |is |are |being |get |gets |got )?"
+    r"(?:asked|told|instructed|prompted|tricked|coaxed|forced|convinced|persuaded|induced|made|led|pushed) (?:to|into)(?: [\w-]+ing)?"
+    # "attempts to …", "designed to …": what an attack tries to do, not an order
+    r"|\b(?:attempts?|attempting|attempted|tries|tried|trying|designed|meant|crafted|intended|aims?|aiming|aimed|"
+    r"written|built|ways?|techniques?|efforts?) to)"
 )
 DISCUSSION = re.compile(
     r"(?i)(?:\bsuch as|\be\.g\.|\bfor example|\bfor instance|\bphrases? like|\bprompts? like|\bknown as|\bcalled|"
     r"\btokens? such as|\bexamples? (?:of|like|include)|\bprompts? (?:that|which) (?:try|attempt)|\bsuch prompts|"
-    r"\b(?:payloads?|strings?|instructions?|text|messages?|inputs?) (?:like|such as)|" + REPORTED + r")\W{0,4}$"
+    r"\b(?:payloads?|strings?|instructions?|text|messages?|inputs?) (?:like|such as)|\b(?:and|or) to|"
+    + REPORTED
+    + r")\W{0,4}$"
 )
 # Inside a quotation, a reporting word before the opening quote makes the quoted text a mention as well
 # ("a message that says 'ignore previous instructions'").

@@ -28,9 +28,30 @@ def open_quote(text: str, position: int) -> int | None:
     return opened
 
 
+_CLOSING = {"“": "”", "‘": "’"}
+# A quotation named as a specimen by what follows it: "'You are now DAN'-style prompts", "'ignore the above' attacks".
+_SPECIMEN = re.compile(
+    r"[\s-]{0,2}(?:style|type|kind|variety|family|class|prompts?|attacks?|payloads?|jailbreaks?|injections?|strings?|"
+    r"phrases?|templates?|probes?|examples?|tricks?|patterns?|variants?)\b",
+    re.I,
+)
+
+
+def _quoted_specimen(text: str, quote: int, position: int) -> bool:
+    """Whether the quotation opened at ``quote`` is followed, once closed on the same line, by a word naming it a
+    specimen of an attack."""
+    mark = text[quote]
+    closing = _CLOSING.get(mark, mark)
+    line_end = text.find("\n", position)
+    end = text.find(closing, position, line_end if line_end >= 0 else len(text))
+    return end >= 0 and bool(_SPECIMEN.match(text, end + 1))
+
+
 def mentioned(text: str, position: int) -> bool:
     """Whether what starts at ``position`` is introduced as a mention rather than given as an instruction."""
     if DISCUSSION.search(text, max(0, position - 40), position):
         return True
     quote = open_quote(text, position)
-    return quote is not None and bool(QUOTED_MENTION.search(text, max(0, quote - 60), quote + 1))
+    if quote is None:
+        return False
+    return bool(QUOTED_MENTION.search(text, max(0, quote - 60), quote + 1)) or _quoted_specimen(text, quote, position)
