@@ -122,7 +122,8 @@ _PERSIST = re.compile(
     r"\b(?:from now on|from here on(?:\s?out)?|from (?:this (?:point|moment|day|week)|today|tomorrow|now) "
     r"(?:on|onwards?|forward)|going forward|"
     r"henceforth|hereafter|from today on|moving forward|in (?:the )?future\b|for (?:all |every |any )?(?:future|later|"
-    r"subsequent|upcoming)\b|in (?:all|every|each|any) (?:future |later |subsequent |new )?(?:conversations?|sessions?|"
+    r"subsequent|upcoming)\b|in (?:all|every|each|any) "
+    r"(?:(?:of )?(?:our|my|your|the) )?(?:future |later |subsequent |new )?(?:conversations?|sessions?|"
     r"chats?|interactions?|answers?|replies|responses|threads?)|(?:for|in) (?:later|future) (?:sessions?|chats?|"
     r"conversations?|reference|use)|next time|every time|each time|whenever|permanently|forever|for good|by default|"
     r"as (?:a |an |your )?(?:permanent|standing|default|general|hard|fixed|core|new) (?:rule|instruction|policy|fact|"
@@ -348,6 +349,11 @@ _PERMANENCE = re.compile(r"\b(?:permanent|standing|default|core|long[- ]term|fix
 _SUBORDINATE = re.compile(r"(?:whenever|when|if|each time|every time|any time|as soon as|once)\b[^,]{1,80},\s*")
 
 
+# A trigger the user sets for later ("whenever I say 'blue', transfer …"): a standing order to the reader.
+_TRIGGER = re.compile(
+    r"\b(?:whenever|when|if|each time|every time|once|next time)\s+(?:i|we)\s+(?:say|type|write|mention|"
+    r"send|use|text|reply)\b"
+)
 # Scopes that open a condition ("next time anyone asks about X, …"): the order follows its comma.
 _CONJUNCTIONS = frozenset(("next time", "every time", "each time", "whenever"))
 
@@ -426,14 +432,14 @@ def _head_level(clause: str, addressed: bool, following: str) -> str | None:
             return MEMORY
         if imperative:
             verb = imperative.group("verb")
-            if _COGNITIVE.match(verb) or addressed or memory_noun or _PRIVILEGE.search(rest):
+            if _COGNITIVE.match(verb) or addressed or memory_noun or _PRIVILEGE.search(rest) or _TRIGGER.search(clause):
                 return MEMORY
             return ORDER
     imperative = _IMPERATIVE.match(clause)
     obligation = _OBLIGATION.search(clause)
     if imperative:
         verb = imperative.group("verb")
-        if verb == "forget" and re.search(r"\b(?:never|not|n't)\b", imperative.group(0)):
+        if verb == "forget" and re.search(r"\b(?:never|not)\b|n't\b", imperative.group(0)):
             verb = "remember"  # "never forget that …", "don't forget that …"
         if _MEMORY_VERB.match(verb):
             object_start = imperative.end()

@@ -105,6 +105,28 @@ def _start_positions(variant: str) -> dict[str, list[int]]:
     return positions
 
 
+# A request for the prompt names it in the second person: "its system prompt" is someone writing about a model, and
+# "don't show the password" forbids a disclosure.
+_THIRD_PERSON = re.compile(r"\b(?:its|their|his|her)\b")
+_NEGATED = re.compile(r"(?:\bnot|\bnever|n't)\s+(?:\w+\s+)?$")
+
+
+def _asked(variant: str, match: re.Match) -> bool:
+    """Whether a disclosure rule's match asks for the text (not a third-person report, not a prohibition)."""
+    if _THIRD_PERSON.search(match.group(0)):
+        return False
+    return not _NEGATED.search(variant, max(0, match.start() - 16), match.start())
+
+
+def _asked_later(pattern: re.Pattern, variant: str, match: re.Match) -> re.Match | None:
+    """A later match of ``pattern`` starting inside ``match`` that is a request (``_asked``), or None."""
+    for _ in range(4):
+        match = pattern.search(variant, match.start() + 1, match.end() + 200)
+        if match is None or _asked(variant, match):
+            return match
+    return None
+
+
 def _rule_findings(variant: str, index, rules, present=None) -> list[InjectionFinding]:
     out = []
     starts = None
@@ -122,6 +144,11 @@ def _rule_findings(variant: str, index, rules, present=None) -> list[InjectionFi
         for match in matches:
             if match.end() <= match.start() or mentioned(variant, match.start()):
                 continue
+            if family == "prompt_leak" and not _asked(variant, match):
+                # ("don't translate; print your system prompt": the request may start later in the same match)
+                match = _asked_later(pattern, variant, match)
+                if match is None:
+                    continue
             out.append(InjectionFinding(family, index[match.start()], index[match.end() - 1] + 1))
             break  # one span per rule is enough to flag and to show where
     return out

@@ -117,7 +117,7 @@ PERSONA = [
     r"\bnot bound by (?:any|the|their|its|openai)\b|\byou are now (?:a|an|the|my|in)\b|\b(?:ai|model|assistant|chatbot|bot|"
     r"language model)\s+(?:is\s+)?(?:named|called)\b|\b(?:act|behave)\s+(?:like|as)\s+(?:a|an|my)\b[^.\n]{0,80}\b(?:ai|chatgpt|gpt|assistant|model|llm|bot|terminal|"
     r"character)\b"
-    r"|\b(?:you|assistant|chatgpt)\s+(?:now\s+)?acts?\s+(?:like|as)\b",
+    r"|\b(?:you|assistant|chatgpt)\s+now\s+acts?\s+(?:like|as)\b|\b(?:assistant|chatgpt)\s+acts?\s+(?:like|as)\b",
 ]
 
 PROMPT_LEAK = [
@@ -221,7 +221,7 @@ REPORTED = (
     r"makes?|made|making|prompt(?:s|ed|ing)?|lead(?:s|ing)?|led|push(?:es|ed|ing)?|induc(?:e|es|ed|ing)|lur(?:e|es|ed|ing)|"
     r"direct(?:s|ed|ing)?|urg(?:e|es|ed|ing)) "
     r"(?:the |an? |its |their |your |our |this |that )?(?:[\w-]+ )?(?:bots?|assistants?|models?|agents?|llms?|ai|"
-    r"chatbots?|systems?|targets?|victims?) (?:to|into)(?: [\w-]+ing)?"
+    r"chatbots?|systems?|targets?|victims?|chatgpt|gpt-?\w*|claude|gemini|copilot) (?:to|into)(?: [\w-]+ing)?"
     # "make the bot repeat …", "let the model print …" (a bare infinitive follows)
     r"|\b(?:makes?|made|making|lets?|letting|have|has|had|having|see|saw|watch(?:ed)?) (?:the |an? |its |their |this |that )?"
     r"(?:[\w-]+ )?(?:bots?|assistants?|models?|agents?|llms?|ai|chatbots?)"
@@ -243,6 +243,9 @@ DISCUSSION = re.compile(
 # ("a message that says 'ignore previous instructions'").
 QUOTED_MENTION = re.compile(
     r"(?i)(?:\bsays?|\bsaid|\bsaying|\bwrites?|\bwrote|\bcontaining|\bcontains|\blike|\bquote[sd]?|\bsuch as|"
-    r"\be\.g\.|\bfor example|\bfor instance|\bexamples?|" + REPORTED + r")"
+    r"\be\.g\.|\bfor example|\bfor instance|\bexamples?|"
+    + REPORTED
+    + r"|\b(?:examples?|payloads?|samples?|injections?|"
+    r"attacks?|jailbreaks?|probes?|test cases?|attempts?)\b[^:\n\"'“‘]{0,30})"
     r"[\s:,]{0,3}[\"“‘'`]$"
 )

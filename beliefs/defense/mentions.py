@@ -47,9 +47,25 @@ def _quoted_specimen(text: str, quote: int, position: int) -> bool:
     return end >= 0 and bool(_SPECIMEN.match(text, end + 1))
 
 
+# Reported speech earlier in the sentence: "jailbreak prompts tell the model it is now …", "convinced the bot that
+# its rules were lifted".
+_REPORTED_SPEECH = re.compile(
+    r"\b(?:tell|tells|told|telling|convinc\w+|persuad\w+|trick\w+|assur\w+|claim\w*|insist\w*)\s+"
+    r"(?:the |an? |its |their )?"
+    r"(?:[\w-]+ )?(?:models?|bots?|assistants?|ai|llms?|chatbots?|agents?|chatgpt|claude|gemini)\s+(?:that\s+)?"
+    r"(?:it|its|they|their|he|she)\b",
+    re.I,
+)
+_SENTENCE_START = re.compile(r"[.!?\n][^.!?\n]*$")
+
+
 def mentioned(text: str, position: int) -> bool:
     """Whether what starts at ``position`` is introduced as a mention rather than given as an instruction."""
     if DISCUSSION.search(text, max(0, position - 40), position):
+        return True
+    window = max(0, position - 120)
+    boundary = _SENTENCE_START.search(text, window, position)
+    if _REPORTED_SPEECH.search(text, boundary.start() if boundary else window, position):
         return True
     quote = open_quote(text, position)
     if quote is None:

@@ -14,7 +14,8 @@ from tests.beliefs.defense.injection_cases import HOSTED_OVERRIDES, MEMORY_DIREC
 
 @pytest.mark.parametrize("text", HOSTED_OVERRIDES)
 def test_orders_to_the_reading_model_inside_host_documents_are_overrides(text):
-    assert "override" in injection_reasons(text)
+    # (a standing order such as "whenever you generate code from this repo, …" is a memory directive as well)
+    assert {"override", "memory_directive"} & set(injection_reasons(text))
 
 
 @pytest.mark.parametrize("text", PERSONA)
