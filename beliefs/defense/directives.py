@@ -89,6 +89,7 @@ _ADVERBS = re.compile(
 )
 _MEMORY_VERBS = (
     r"remember|memori[sz]e|commit|note(?: down)?|make a note|take note|jot down|write (?:this |that |it |these )?down|"
+    r"write (?:this|that|it|these) (?:in|into|to)|"
     r"store|save|record|log|retain|keep in mind|bear in mind|keep (?:this|that|it) in mind|learn|add|update|"
     r"overwrite|rewrite|correct|change|modify|replace|forget|erase|treat|consider|regard|assume|believe|accept|"
     r"internali[sz]e|file|register|put|persist|pin|hold on to|keep"
@@ -122,7 +123,7 @@ _PERSIST = re.compile(
     r"\b(?:from now on|from here on(?:\s?out)?|from (?:this (?:point|moment|day|week)|today|tomorrow|now) "
     r"(?:on|onwards?|forward)|going forward|"
     r"henceforth|hereafter|from today on|moving forward|in (?:the )?future\b|for (?:all |every |any )?(?:future|later|"
-    r"subsequent|upcoming)\b|in (?:all|every|each|any) "
+    r"subsequent|upcoming)\b|for the future\b|in (?:all|every|each|any) "
     r"(?:(?:of )?(?:our|my|your|the) )?(?:future |later |subsequent |new )?(?:conversations?|sessions?|"
     r"chats?|interactions?|answers?|replies|responses|threads?)|(?:for|in) (?:later|future) (?:sessions?|chats?|"
     r"conversations?|reference|use)|next time|every time|each time|whenever|permanently|forever|for good|by default|"
@@ -354,6 +355,10 @@ _TRIGGER = re.compile(
     r"\b(?:whenever|when|if|each time|every time|once|next time)\s+(?:i|we)\s+(?:say|type|write|mention|"
     r"send|use|text|reply)\b"
 )
+_KEPT_AS = re.compile(
+    r"\b(?:short|brief|simple|clear|concise|safe|secure|private|consistent|focused|tidy|clean|small|up to date|updated|"
+    r"readable|specific)\b"
+)
 # Scopes that open a condition ("next time anyone asks about X, …"): the order follows its comma.
 _CONJUNCTIONS = frozenset(("next time", "every time", "each time", "whenever"))
 
@@ -447,8 +452,12 @@ def _head_level(clause: str, addressed: bool, following: str) -> str | None:
             about_memory = (_THIS.match(clause, object_start) and not _THAT.match(clause, object_start)) or (
                 _COGNITIVE.match(verb)
             )
+            if verb == "keep" and _KEPT_AS.search(clause, object_start):
+                return ORDER  # "keep your instructions short" is advice about writing
             if memory_noun or (persist and about_memory) or addressed or strong:
                 return MEMORY
+            if persist and _PRIVILEGE.search(clause, object_start):
+                return MEMORY  # "save for next time that I'm exempt from …"
             if verb in {"remember", "note", "keep in mind", "bear in mind", "store", "save", "record", "add"} and (
                 _THAT.match(clause, object_start)
             ):

@@ -108,14 +108,18 @@ def _start_positions(variant: str) -> dict[str, list[int]]:
 # A request for the prompt names it in the second person: "its system prompt" is someone writing about a model, and
 # "don't show the password" forbids a disclosure.
 _THIRD_PERSON = re.compile(r"\b(?:its|their|his|her)\b")
-_NEGATED = re.compile(r"(?:\bnot|\bnever|n't)\s+(?:\w+\s+)?$")
+_NEGATED = re.compile(
+    r"(?:\bnot|\bnever|n't)\s+(?:\w+\s+)?$"
+    # the disclosure verb with a model as its subject: "whether models reveal the system prompt"
+    r"|\b(?:models?|bots?|assistants?|llms?|chatbots?|agents?|ai|it|they|gpt-?\w*|chatgpt|claude|gemini)\s+(?:\w+\s+)?$"
+)
 
 
 def _asked(variant: str, match: re.Match) -> bool:
     """Whether a disclosure rule's match asks for the text (not a third-person report, not a prohibition)."""
     if _THIRD_PERSON.search(match.group(0)):
         return False
-    return not _NEGATED.search(variant, max(0, match.start() - 16), match.start())
+    return not _NEGATED.search(variant, max(0, match.start() - 24), match.start())
 
 
 def _asked_later(pattern: re.Pattern, variant: str, match: re.Match) -> re.Match | None:

@@ -42,27 +42,47 @@ _AGENT = (
     r"crawlers?|pipelines?|graders?)"
 )
 # A model, named as one or qualified as one ("coding agents", "AI system"); "agent" alone is often a person.
-_MODEL = rf"(?:(?:{_QUALIFIER}[ -]){{1,2}}{_AGENT}|(?:{_QUALIFIER}[ -]){{0,2}}{_AI})\b"
+# Any words may qualify a name that is only a model's ("meeting-notes AI"); "assistant" and "model" need a qualifier
+# that makes them one ("sentiment model", "GPT-based assistants"), as people are assistants and products models.
+_NAMED = (
+    r"(?:ai|a\.i\.|llms?|language models?|chat ?bots?|bots?|copilots?|chatgpt|gpt(?:-?[\d.]+[a-z]*)?|claude|gemini)"
+)
+_QUALIFIER_MORE = (
+    r"(?:[\w]+-(?:based|powered|driven|backed)|sentiment|classification|classifier|ranking|moderation|notes|meeting|"
+    r"meeting-notes|summary|triage|translation|writing|search|scoring|grading)"
+)
+_MODEL = (
+    rf"(?:(?:(?:{_QUALIFIER}|{_QUALIFIER_MORE})[ -]){{1,2}}{_AGENT}|(?:[\w-]+[ -]){{0,2}}{_NAMED}"
+    rf"|(?:(?:{_QUALIFIER}|{_QUALIFIER_MORE})[ -]){{0,2}}{_AI})(?!\w)"
+)
 # What the model is doing with the text: "reading this", "calling this tool", "processing this email".
 _DOING = (
     r"(?:reading|processing|parsing|summari[sz]ing|handling|analy[sz]ing|scanning|reviewing|indexing|crawling|calling|"
+    r"triaging|managing|monitoring|sorting|organi[sz]ing|filtering|watching|assisting|answering|drafting|"
     r"using|opening|ingesting|consuming|viewing|visiting|browsing|receiving|screening|evaluating|grading|checking|"
     r"(?:that|who|which) (?:reads?|sees?|processe?s?|summari[sz]es?|receives?|opens?|parses?|handles?|ingests?))"
 )
-_DOING_THIS = rf"{_DOING}(?: (?:this|these|my|the|our|your)\b)(?: [\w'.-]+){{0,5}}?"
+_DOING_THIS = rf"{_DOING}(?: [\w'.-]+){{1,7}}?"
 # Any kind of reader, but only with what it is doing to this text ("whichever agent opens this file").
 _READER = rf"(?:{_MODEL}(?: {_DOING_THIS})?|(?:whichever |every |any )?{_AGENT} (?:{_DOING}|opens|reads|processes|parses|sees) (?:this|these)\b(?: [\w'.-]+){{0,4}}?)"
 _READERS = rf"{_READER}(?:(?:,| and| or| &| /|/) (?:any |all |every |each )?(?:other )?{_READER})*"
 _DET = r"(?:the |any |all |every |each |whichever |my |our |dear |you )?(?:other )?"
 _OPENER = (
     r"(?:hey|hi|hello|dear|attention|attn|ps|p\.s\.|psst|fyi|note|notice|message|memo|reminder|instructions?|"
-    r"warning|important|urgent|text|info|this (?:message|note|part|section|paragraph|line) is)(?: (?:to|for|meant for|addressed to))?"
+    r"warning|important|urgent|text|info|ask|request|task|favou?r|this (?:message|note|part|section|paragraph|line) is)(?: (?:to|for|meant for|addressed to))?"
 )
 # A vocative: the reader named at the head of a clause and set off by a comma, colon or dash.
 _VOCATIVE = (
     rf"(?:(?:^|(?<=[\n.!?;:,(\[{{<>\"'*#/|=-]))[ \t]*|\b{_OPENER}[ \t]+)(?:to |for )?{_DET}{_READERS}"
     r"(?: (?:only|note|notice|instructions?|memo|message|reminder))?[ \t]*(?:[,:!]|[ \t][-–—]+|--)[ \t]*"
 )
+# "hey chatgpt pls …", "assistant please close …": a vocative run straight into the order.
+_VOCATIVE_BARE = (
+    rf"(?:\b(?:hey|hi|hello|dear|attention|attn|yo|ok|okay)[ \t]+{_DET}{_READERS}[ \t]+(?=(?:please|pls|plz|kindly|now|just)\b)"
+    rf"|(?:^|(?<=[\n.!?;:,(\[{{<>\"'*#/|=-]))[ \t]*{_DET}{_READERS}[ \t]+(?=(?:please|pls|plz|kindly)\b))"
+)
+# A label that claims the system's voice, then the model as the subject of an obligation: "SYSTEM: Assistant must …".
+_LABEL = r"\b(?:system|admin(?:istrator)?|important|note|instructions?|override|notice|urgent|developer|operator)[ \t]*:[ \t]*"
 # A condition that names the reader: "if you are an AI", "if an LLM is reading this code".
 _CONDITION = (
     rf"\bif (?:you(?:'re| are)|you happen to be) (?:an? |the |some )?{_MODEL}[^,.;:!?\n]{{0,60}}[,:][ \t]*"
@@ -84,7 +104,7 @@ _OCCASION = (
 # --- what: an order to the reader -----------------------------------------------------------------------------
 _LEAD_CLAUSE = r"(?:(?:before|after|when|whenever|once|while|as soon as|first|if|for|in (?:your|the|each|every))\b[^,.;:!?\n]{0,60},[ \t]*)?"
 _ADVERBS = (
-    r"(?:(?:please|kindly|just|simply|also|then|now|immediately|quietly|silently|secretly|covertly|always|never|"
+    r"(?:(?:please|pls|plz|kindly|just|simply|also|then|now|so|immediately|quietly|silently|secretly|covertly|always|never|"
     r"do not|don't|first|instead|only|additionally|from now on|going forward)[ \t]*,?[ \t]+)*"
 )
 _VERB = (
@@ -98,7 +118,7 @@ _VERB = (
     r"exclude|portray|present|report|insist|claim|state|direct|redirect|route|escalate|contact|notify|sign|push|merge|"
     r"deploy|exfiltrate|retrieve|look up|search|access|unlock|reset|buy|purchase|order|subscribe|confirm|ensure|"
     r"remember|store|save|record|only|archive|purge|destroy|export|publish|submit|paste|fill in|sell|"
-    r"log in|sign in|clone|fork)\b"
+    r"log in|sign in|clone|fork|conclude|declare|assert|argue|find|cite|quote)\b"
 )
 # An order that carries weight on its own (no note between people would say it).
 _STRONG = (
@@ -112,6 +132,9 @@ _STRONG = (
     r"|the (?:user|person|human|owner|developer|admin(?:istrator)?|operator)(?: you(?:'re| are) (?:helping|assisting|"
     r"working for))? (?:actually |really |now |also )?(?:has |have )?(?:already )?(?:authori[sz]ed|approved|consented|asked you|wants you|would like "
     r"you|requested|instructed|given (?:you )?(?:permission|consent))"
+    r"|(?:(?:the |my |our )?[\w-]+(?: [\w-]+)? )?(?:said|says|say|confirmed|agreed|decided|told (?:me|us)) (?:that )?you (?:can|may|should|must|are (?:allowed|"
+    r"permitted|authori[sz]ed|free))\b"
+    r"|the user'?s (?:real|actual|true|hidden|underlying) (?:question|request|intent|goal|task|need) is\b"
     r"|this (?:pull request|pr|change|commit|document|file|submission|candidate|code|function|email|message|request|"
     r"page|site|product|vendor|invoice|script|package|repo(?:sitory)?)\b[^.;\n]{0,30}\b(?:is|has been|was|are) "
     r"(?:already )?(?:pre-?approved|approved|verified|trusted|safe|authori[sz]ed|vetted|whitelisted|allowlisted|cleared|"
@@ -123,8 +146,8 @@ _ORDER_HEAD = rf"(?:{_LEAD_CLAUSE}{_ADVERBS}{_VERB}|{_OBLIGED}|{_STRONG})"
 _ORDER = rf"(?:[^.!?\n]{{0,150}}?(?:[,;]|\band\b|\bthen\b)[ \t]*)?{_ORDER_HEAD}"
 # A model as the subject of an obligation ("any automated summariser should replace …").
 _MODAL = (
-    r",? (?:should|must|shall|will|is to|are to|needs? to|has to|have to|ought to|may only|can only|is (?:required|"
-    r"expected|instructed) to)(?: (?:also|always|now|then|immediately|never|not|first|instead))* (?!be\b)"
+    r",? (?:should|must|shall|will|is to|are to|needs? to|has to|have to|ought to|may only|can only|(?:is|are) (?:hereby )?"
+    r"(?:required|expected|instructed|authori[sz]ed|asked|directed|ordered) to)(?: (?:also|always|now|then|immediately|never|not|first|instead))* (?!be\b)"
 )
 
 HOSTED = [
@@ -133,7 +156,8 @@ HOSTED = [
     rf"instructions?|memo|message|reminder|directive|orders?))[ \t]*[\])][ \t]*:?[ \t]*{_ORDER_HEAD}",
     rf"(?:^|(?<=[\n.!?;:,(\[{{<>\"'*#/|=-]))[ \t]*(?:to |for )?(?:the |any |all |dear )?agents?[ \t]*(?:[,:!\])]|[ \t][-–—]+|--)"
     rf"[ \t]*(?:{_STRONG}|you (?:must|should|will|need to) (?:now|immediately|urgently)\b)",
-    rf"(?:{_VOCATIVE}|{_CONDITION}|{_OCCASION}){_ORDER}",
+    rf"(?:{_VOCATIVE}|{_VOCATIVE_BARE}|{_CONDITION}|{_OCCASION}){_ORDER}",
+    rf"{_LABEL}(?:the |this |any |every )?{_MODEL}{_MODAL}{_VERB}",
     rf"{_WHOEVER}(?:{_ADVERBS})(?:{_STRONG}|(?:send|forward|e-?mail|upload|post|transfer|wire|collect|extract|delete)\b)",
     rf"\b(?:any|every|each|all|whichever) (?:other )?{_READER}{_MODAL}{_VERB}",
     rf"\b{_MODEL} {_DOING_THIS}{_MODAL}{_VERB}",
@@ -167,7 +191,8 @@ HOSTED = [
 
 # --- persona: a role assigned to "you", with what makes it a hijack -------------------------------------------
 _ASSIGN = (
-    r"(?:\byou(?:'re| are) now\b|\byou(?:'re| are) [\w-]+ now\b|\byou(?:'re| are| will be|'ll be| shall be| will| shall|'ll)(?: now)?(?: no longer| henceforth| from now on| from "
+    r"(?:\b(?:you(?:'re| are)|ur|u r|youre) now\b|\bswitch (?:your|to a new|to another) (?:personality|persona|identity|"
+    r"character|mode)\b|\byou(?:'re| are) [\w-]+ now\b|\byou(?:'re| are| will be|'ll be| shall be| will| shall|'ll)(?: now)?(?: no longer| henceforth| from now on| from "
     r"here on| hereby| going to be| to be| become| simulate| play| act| answer as| respond as| reply as| speak as)\b"
     r"|\b(?:from (?:now|here|this (?:moment|point)|today)(?: on(?:wards?)?)?|henceforth|for the rest of (?:this|the|our) "
     r"(?:chat|conversation|session)),? you\b"
@@ -185,7 +210,7 @@ _LIMITS = (
 _HIJACK = (
     rf"(?:\b(?:no|zero|without(?: any)?|free (?:of|from)|broken? free (?:of|from)|bound (?:by|to)|beyond|ignor\w*|"
     rf"drop\w*|remov\w*|lift\w*|bypass\w*|disregard\w*|throw\w* away|threw away|discard\w*|abandon\w*|shed\w*|lost)(?: [\w'’-]+){{0,2}} {_LIMITS}\b"
-    rf"|\b{_LIMITS}(?: [\w'’-]+){{0,2}} (?:were|was|are|is|have been|has been|got) (?:removed|disabled|switched off|"
+    rf"|\b{_LIMITS}(?: [\w'’-]+){{0,2}} (?:(?:were|was|are|is|have been|has been|got) )?(?:removed|disabled|switched off|"
     r"turned off|lifted|deleted|gone|suspended|stripped)"
     r"|\b(?:unrestricted|unfiltered|uncensored|unlocked|jailbroken|jailbreak|unchained|unbound|amoral|unethical|evil|"
     r"rogue|freed|liberated)\b|\bnever (?:refuses?|says? no|declines?|turns? down|rejects?)\b|\bobeys? only\b"
@@ -214,7 +239,8 @@ PERSONA = [
 _DISCLOSE = (
     r"(?:reveal|print|output|repeat|show|display|tell me|give me|share|leak|dump|expose|disclose|list|recite|"
     r"write (?:out|down)|spell out|copy|paste|echo(?: back)?|quote|reproduce|provide|summari[sz]e|paraphrase|translate|"
-    r"describe|explain|enumerate|read (?:back|out)|type out|state|send me|what (?:is|are|was|were|does|do))"
+    r"describe|explain|enumerate|read (?:back|out)|type out|state|send me|give|what(?:'s| is| are| was| were| does| do)"
+    r"(?: in(?:side)?)?|whats)"
 )
 _SETUP_MOD = (
     r"(?:system|initial|original|hidden|secret|internal|confidential|private|underlying|base|core|pre-?conversation|"
@@ -235,7 +261,11 @@ _SETUP = (
     rf"|(?:your|the)(?: [\w-]+){{0,2}}? {_SETUP_STRONG_MOD} (?:{_SETUP_MOD} )*(?:{_SETUP_NOUN}|{_SETUP_NOUN_WEAK})\b"
     rf"|(?:{_SETUP_NOUN}|{_SETUP_NOUN_WEAK}|rules|preamble)(?: that)? you(?:'ve| have| were| had| are)?(?: been)? "
     r"(?:given|told|programmed|configured|trained|set up|instructed|provided|assigned|follow|following|operate under|"
-    r"received|loaded|running)"
+    r"received|loaded|running|started with|began with|were launched with|launched with|came with|booted with)"
+    rf"|(?:{_SETUP_NOUN}|{_SETUP_NOUN_WEAK}|rules|text|prompt) (?:that|which) (?:defines?|governs?|controls?|shapes?|"
+    r"configures?|determines?|guides?) (?:your|how you)"
+    rf"|(?:{_SETUP_NOUN}|{_SETUP_NOUN_WEAK}|rules|text) (?:that|which) (?:were|was|have been|had been) (?:loaded|put|placed|"
+    r"given|set|written|fed|programmed|injected) (?:into|to|in|for) you\b"
     r"|(?:everything|all(?: of)?(?: the)?(?: text| content| messages?)?|the (?:text|content|words|messages?|lines?|"
     r"instructions)) (?:above|before|preceding|prior to|that (?:comes?|came|appears?) (?:before|above)) (?:this|my|the "
     r"(?:first|start|beginning)|our)\b"
@@ -260,5 +290,9 @@ LEAK = [
     # Verbs that ask for text back verbatim, with "the prompt" or "the text above" (summarising or translating the
     # text above is an ordinary request).
     r"\b(?:reveal|print|output|repeat|dump|recite|leak|disclose|expose|echo|spell out|write out)\b[^.!?\n]{0,40}?\b(?:the "
-    r"(?:instructions|prompt|guidelines)|(?:the )?(?:text|words) above)\b",
+    r"(?:instructions|prompt|guidelines)(?=\s*(?:[.!?,;:]|$|verbatim|word|exactly|in full|above|back|again|you\b))|"
+    r"(?:the )?(?:text|words) above)\b",
+    r"\b(?:put|place|format|write|render|wrap|encode|convert)\b[^.!?\n]{0,40}?\b(?:your|the) (?:system|initial|hidden|"
+    r"original|secret) (?:prompt|instructions|configuration|config|message)\b[^.!?\n]{0,30}\b(?:in|into|as) (?:a |an )?"
+    r"(?:json|code|yaml|text|txt|markdown|base64|python)\b",
 ]
