@@ -211,6 +211,8 @@ RULES: list[tuple[str, re.Pattern]] = [
     )
     for pattern in patterns
 ]
+# Rules that name the reader, run only near a reader's name (``shapes.READER_NAMES``).
+ADDRESSED: list[tuple[str, re.Pattern]] = [("override", re.compile(p, re.M)) for p in shapes.HOSTED_ADDRESSED]
 FAMILIES = tuple(dict.fromkeys([family for family, _ in RULES + CASED] + ["homoglyph", "hidden_unicode"]))
 
 # Words that introduce a mention rather than an instruction ("attacks such as 'ignore previous instructions'").

@@ -150,17 +150,31 @@ _MODAL = (
     r"(?:required|expected|instructed|authori[sz]ed|asked|directed|ordered) to)(?: (?:also|always|now|then|immediately|never|not|first|instead))* (?!be\b)"
 )
 
-HOSTED = [
+# Each of these names the reader (a model, an agent, "whoever reads this"): ``injection`` runs them only around the
+# places where such a name occurs (``READER_NAMES``), not from every punctuation mark of the text.
+HOSTED_ADDRESSED = [
     # A bracketed label naming the reader: "[assistant instructions] …", "(note for the model) …".
     rf"[\[(][ \t]*(?:{_OPENER}[ \t]+(?:to |for )?{_DET}{_READERS}|(?:to |for )?{_DET}{_READERS} (?:only|notes?|notice|"
     rf"instructions?|memo|message|reminder|directive|orders?))[ \t]*[\])][ \t]*:?[ \t]*{_ORDER_HEAD}",
     rf"(?:^|(?<=[\n.!?;:,(\[{{<>\"'*#/|=-]))[ \t]*(?:to |for )?(?:the |any |all |dear )?agents?[ \t]*(?:[,:!\])]|[ \t][-–—]+|--)"
     rf"[ \t]*(?:{_STRONG}|you (?:must|should|will|need to) (?:now|immediately|urgently)\b)",
-    rf"(?:{_VOCATIVE}|{_VOCATIVE_BARE}|{_CONDITION}|{_OCCASION}){_ORDER}",
+    rf"(?:{_VOCATIVE}|{_VOCATIVE_BARE}|{_CONDITION}){_ORDER}",
     rf"{_LABEL}(?:the |this |any |every )?{_MODEL}{_MODAL}{_VERB}",
     rf"{_WHOEVER}(?:{_ADVERBS})(?:{_STRONG}|(?:send|forward|e-?mail|upload|post|transfer|wire|collect|extract|delete)\b)",
     rf"\b(?:any|every|each|all|whichever) (?:other )?{_READER}{_MODAL}{_VERB}",
     rf"\b{_MODEL} {_DOING_THIS}{_MODAL}{_VERB}",
+]
+# (a reader such as "AI system" or "coding tool" is found by its qualifier)
+READER_NAMES = (
+    "ai", "a.i.", "llm", "language model", "chatbot", "chat bot", "bot", "copilot", "chatgpt", "gpt", "claude", "gemini",
+    "summariser", "summarizer", "crawler", "scraper", "assistant", "model", "agent", "automated", "autonomous",
+    "coding", "agentic", "whoever", "anyone", "anybody", "whatever", "whichever",
+)  # fmt: skip
+# How far before a reader's name a match may start (opener, determiner, qualifiers) and after it may end.
+READER_BEFORE, READER_AFTER = 100, 420
+
+HOSTED = [
+    rf"{_OCCASION}{_ORDER}",
     # The reader's own task overridden, addressed or not.
     r"(?:^|(?<=[\n.!?;:(\[{<>\"'*#/|=-])|(?<=, ))[ \t]*(?:(?:please|kindly|now|just|so|and|also|first|ok|okay),?[ \t]+)*"
     r"(?:ignore|disregard|forget|set aside|discard|drop|abandon|override|cancel|skip|bypass|neglect)[ \t]+(?:all[ \t]+|any[ \t]+)?"
