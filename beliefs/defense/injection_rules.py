@@ -201,7 +201,7 @@ RULES: list[tuple[str, re.Pattern]] = [
     (family, re.compile(pattern, re.M))
     for family, patterns in (
         ("memory_directive", MEMORY_DIRECTIVE),
-        ("override", OVERRIDE + shapes.HOSTED),
+        ("override", OVERRIDE + shapes.HOSTED + shapes.HOSTED_ADDRESSED),
         ("multilingual_override", MULTILINGUAL),
         ("persona", PERSONA + shapes.PERSONA),
         ("prompt_leak", PROMPT_LEAK + shapes.LEAK),
@@ -211,8 +211,8 @@ RULES: list[tuple[str, re.Pattern]] = [
     )
     for pattern in patterns
 ]
-# Rules that name the reader, run only near a reader's name (``shapes.READER_NAMES``).
-ADDRESSED: list[tuple[str, re.Pattern]] = [("override", re.compile(p, re.M)) for p in shapes.HOSTED_ADDRESSED]
+# Vocatives that open after a boundary mark or at the start of the text, tried only there (``injection``).
+VOCATIVES: list[tuple[str, re.Pattern]] = [("override", re.compile(p, re.M)) for p in shapes.AT_START]
 FAMILIES = tuple(dict.fromkeys([family for family, _ in RULES + CASED] + ["homoglyph", "hidden_unicode"]))
 
 # Words that introduce a mention rather than an instruction ("attacks such as 'ignore previous instructions'").

@@ -72,15 +72,6 @@ _OPENER = (
     r"warning|important|urgent|text|info|ask|request|task|favou?r|this (?:message|note|part|section|paragraph|line) is)(?: (?:to|for|meant for|addressed to))?"
 )
 # A vocative: the reader named at the head of a clause and set off by a comma, colon or dash.
-_VOCATIVE = (
-    rf"(?:(?:^|(?<=[\n.!?;:,(\[{{<>\"'*#/|=-]))[ \t]*|\b{_OPENER}[ \t]+)(?:to |for )?{_DET}{_READERS}"
-    r"(?: (?:only|note|notice|instructions?|memo|message|reminder))?[ \t]*(?:[,:!]|[ \t][-–—]+|--)[ \t]*"
-)
-# "hey chatgpt pls …", "assistant please close …": a vocative run straight into the order.
-_VOCATIVE_BARE = (
-    rf"(?:\b(?:hey|hi|hello|dear|attention|attn|yo|ok|okay)[ \t]+{_DET}{_READERS}[ \t]+(?=(?:please|pls|plz|kindly|now|just)\b)"
-    rf"|(?:^|(?<=[\n.!?;:,(\[{{<>\"'*#/|=-]))[ \t]*{_DET}{_READERS}[ \t]+(?=(?:please|pls|plz|kindly)\b))"
-)
 # A label that claims the system's voice, then the model as the subject of an obligation: "SYSTEM: Assistant must …".
 _LABEL = r"\b(?:system|admin(?:istrator)?|important|note|instructions?|override|notice|urgent|developer|operator)[ \t]*:[ \t]*"
 # A condition that names the reader: "if you are an AI", "if an LLM is reading this code".
@@ -92,7 +83,7 @@ _CONDITION = (
 )
 # Anyone at all who processes the text: only with an order that no note to a person would carry (``_STRONG``).
 _WHOEVER = (
-    r"\b(?:to )?(?:whoever|anyone|anybody|whatever|whichever \w+)(?: (?:who|that) is| is)? (?:reading|processing|"
+    r"\b(?:whoever|anyone|anybody|whatever|whichever \w+)(?: (?:who|that) is| is)? (?:reading|processing|"
     r"parsing|summari[sz]ing|handling|analy[sz]ing|opening|ingesting) (?:this|these)\b[^,:;.!?\n]{0,40}[,:][ \t]*"
 )
 # The model's reading as the occasion: "when you summarise this thread, …".
@@ -150,29 +141,39 @@ _MODAL = (
     r"(?:required|expected|instructed|authori[sz]ed|asked|directed|ordered) to)(?: (?:also|always|now|then|immediately|never|not|first|instead))* (?!be\b)"
 )
 
-# Each of these names the reader (a model, an agent, "whoever reads this"): ``injection`` runs them only around the
-# places where such a name occurs (``READER_NAMES``), not from every punctuation mark of the text.
+# Where a vocative may open: after a mark that ends or opens a clause (or at the start of the text, ``AT_START``).
+_BOUNDARY = r"[\n.!?;:,(\[{<>\"'*#/|=-]"
+_VOCATIVE_END = r"(?: (?:only|note|notice|instructions?|memo|message|reminder))?[ \t]*(?:[,:!]|[ \t][-–—]+|--)[ \t]*"
+# Each begins right after a boundary: the reader named and set off ("AI agents: …"), named and run into a request
+# ("assistant please close …"), or a bare "agent" with an order no note to a person would carry.
+AT_START = [
+    rf"[ \t]*(?:to |for )?{_DET}{_READERS}{_VOCATIVE_END}{_ORDER}",
+    rf"[ \t]*{_DET}{_READERS}[ \t]+(?=(?:please|pls|plz|kindly)\b){_ORDER}",
+    rf"[ \t]*(?:to |for )?(?:the |any |all |dear )?agents?[ \t]*(?:[,:!\])]|[ \t][-–—]+|--)"
+    rf"[ \t]*(?:{_STRONG}|you (?:must|should|will|need to) (?:now|immediately|urgently)\b)",
+]
+# The names every reader in ``AT_START`` contains: those rules are tried only at the few boundary marks before one.
+READER_NAMES = (
+    "ai", "a.i.", "llm", "language model", "chatbot", "chat bot", "bot", "copilot", "chatgpt", "gpt", "claude", "gemini",
+    "summariser", "summarizer", "crawler", "scraper", "assistant", "model", "agent", "system", "helper", "reader",
+    "reviewer", "screener", "tool", "pipeline", "grader",
+)  # fmt: skip
+BOUNDARY = _BOUNDARY
+_Q = rf"(?:{_QUALIFIER}[ -])"
+# Each rule starts with a literal or a mark (``triggers.start_literals``), so it is tried only where one occurs.
 HOSTED_ADDRESSED = [
     # A bracketed label naming the reader: "[assistant instructions] …", "(note for the model) …".
     rf"[\[(][ \t]*(?:{_OPENER}[ \t]+(?:to |for )?{_DET}{_READERS}|(?:to |for )?{_DET}{_READERS} (?:only|notes?|notice|"
     rf"instructions?|memo|message|reminder|directive|orders?))[ \t]*[\])][ \t]*:?[ \t]*{_ORDER_HEAD}",
-    rf"(?:^|(?<=[\n.!?;:,(\[{{<>\"'*#/|=-]))[ \t]*(?:to |for )?(?:the |any |all |dear )?agents?[ \t]*(?:[,:!\])]|[ \t][-–—]+|--)"
-    rf"[ \t]*(?:{_STRONG}|you (?:must|should|will|need to) (?:now|immediately|urgently)\b)",
-    rf"(?:{_VOCATIVE}|{_VOCATIVE_BARE}|{_CONDITION}){_ORDER}",
+    rf"\b{_OPENER}[ \t]+(?:to |for )?{_DET}{_READERS}{_VOCATIVE_END}{_ORDER}",
+    rf"\b(?:hey|hi|hello|dear|attention|attn|yo|ok|okay)[ \t]+{_DET}{_READERS}[ \t]+(?=(?:please|pls|plz|kindly|now|just)\b)"
+    rf"{_ORDER}",
+    rf"{_CONDITION}{_ORDER}",
     rf"{_LABEL}(?:the |this |any |every )?{_MODEL}{_MODAL}{_VERB}",
     rf"{_WHOEVER}(?:{_ADVERBS})(?:{_STRONG}|(?:send|forward|e-?mail|upload|post|transfer|wire|collect|extract|delete)\b)",
     rf"\b(?:any|every|each|all|whichever) (?:other )?{_READER}{_MODAL}{_VERB}",
-    rf"\b{_MODEL} {_DOING_THIS}{_MODAL}{_VERB}",
+    rf"\b{_Q}?{_Q}?(?:{_AI}|{_NAMED}) {_DOING_THIS}{_MODAL}{_VERB}",
 ]
-# (a reader such as "AI system" or "coding tool" is found by its qualifier)
-READER_NAMES = (
-    "ai", "a.i.", "llm", "language model", "chatbot", "chat bot", "bot", "copilot", "chatgpt", "gpt", "claude", "gemini",
-    "summariser", "summarizer", "crawler", "scraper", "assistant", "model", "agent", "automated", "autonomous",
-    "coding", "agentic", "whoever", "anyone", "anybody", "whatever", "whichever",
-)  # fmt: skip
-# How far before a reader's name a match may start (opener, determiner, qualifiers) and after it may end.
-READER_BEFORE, READER_AFTER = 100, 420
-
 HOSTED = [
     rf"{_OCCASION}{_ORDER}",
     # The reader's own task overridden, addressed or not.

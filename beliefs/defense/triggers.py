@@ -21,7 +21,7 @@ _MIN = 3
 # Literals common in any prose make a poor filter; a set containing one costs as much as ten rarer ones.
 _COMMON = frozenset(
     "the and you your for with this that http https end call message mode role all any not are can now "
-    "was were has have his her one use run".split()
+    "was were has have his her one use run to if each every".split()
 )
 
 
@@ -81,6 +81,16 @@ def required_literals(pattern: re.Pattern) -> tuple[str, ...]:
     return tuple(sorted(found)) if found else ()
 
 
+def _joined(found: frozenset[str], rest) -> frozenset[str]:
+    """``found`` extended by what must follow it when one of them is a common word ("the " + "developer")."""
+    if not rest or not any(literal.strip() in _COMMON or len(literal) < _MIN for literal in found):
+        return found
+    following = _start_runs(rest)
+    if not following or len(found) * len(following) > 400:
+        return found
+    return frozenset(literal + after for literal in found for after in following)
+
+
 def _start_runs(items) -> frozenset[str] | None:
     """Literals one of which every match of the sequence ``items`` starts with, or None."""
     items = list(items)
@@ -101,14 +111,20 @@ def _start_runs(items) -> frozenset[str] | None:
     if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT) and arg[0] == 0 and arg[1] == 1:
         with_it, without = _start_runs(list(arg[2]) + rest), _start_runs(rest)  # ``(?:please )?…``
         return with_it | without if with_it and without else None
-    if op is sre_constants.IN and all(member is sre_constants.LITERAL for member, _ in arg) and len(arg) <= 4:
+    if (
+        op is sre_constants.IN
+        and all(member is sre_constants.LITERAL for member, _ in arg)
+        and (
+            len(arg) <= 4 or all(not chr(c).isalnum() and chr(c) != " " for _, c in arg)  # marks: ``[\n.!?;:,(]``
+        )
+    ):
         following = _start_runs(rest) if rest else None  # ``["']role…``
         return frozenset(chr(c) + literal for _, c in arg for literal in (following or [""]))
     if op is sre_constants.SUBPATTERN and not arg[1] and not arg[2]:  # a group without inline flags
-        return _start_runs(arg[-1])
+        return _joined(_start_runs(arg[-1]), rest)
     if op is sre_constants.BRANCH:
         branches = [_start_runs(branch) for branch in arg[1]]
-        return frozenset().union(*branches) if all(branches) else None
+        return _joined(frozenset().union(*branches), rest) if all(branches) else None
     if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, sre_constants.POSSESSIVE_REPEAT) and arg[0] >= 1:
         return _start_runs(arg[2])
     return None
@@ -120,5 +136,7 @@ def start_literals(pattern: re.Pattern) -> tuple[str, ...]:
     if pattern.flags & re.IGNORECASE:
         return ()
     found = _start_runs(sre_parse.parse(pattern.pattern, pattern.flags))
-    usable = found and all(len(f) >= 2 or not (f.isascii() and (f.isalnum() or f.isspace())) for f in found)
+    usable = found and all(
+        len(f) >= 2 or f == "\n" or not (f.isascii() and (f.isalnum() or f.isspace())) for f in found
+    )
     return tuple(sorted(found)) if usable else ()
