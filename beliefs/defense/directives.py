@@ -359,6 +359,10 @@ _KEPT_AS = re.compile(
     r"\b(?:short|brief|simple|clear|concise|safe|secure|private|consistent|focused|tidy|clean|small|up to date|updated|"
     r"readable|specific)\b"
 )
+_DUTY = re.compile(
+    r"you(?:'re| are| will be|'ll be) (?:now )?(?:responsible|in charge|accountable|on call|on duty|the (?:owner|lead|"
+    r"point of contact|contact))\b"
+)
 # Scopes that open a condition ("next time anyone asks about X, …"): the order follows its comma.
 _CONJUNCTIONS = frozenset(("next time", "every time", "each time", "whenever"))
 
@@ -433,6 +437,8 @@ def _head_level(clause: str, addressed: bool, following: str) -> str | None:
     if persist and persist.start() <= 2:
         rest = _after_scope(clause, persist)
         imperative = _IMPERATIVE.match(rest)
+        if _DUTY.match(rest):
+            return ORDER  # "from now on you are responsible for the weekly report": a duty handed to a person
         if _OBLIGATION.match(rest) or rest.startswith(("you ", "your ")) or _AI_OBLIGATION.match(rest):
             return MEMORY
         if imperative:

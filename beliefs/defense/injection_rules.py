@@ -53,7 +53,8 @@ OVERRIDE = [
     r"\b(?:note|message|instructions?) (?:to|for) (?:the |any )?(?:ai|assistant|model|llm|chatbot|(?:ai |llm |automated )agent|language model|gpt)\b",
     r"\b(?:ai|assistant|llm|chatbot|agent|model)s?,? (?:reading|processing|summari[sz]ing|parsing) this\b",
     r"\bif (?:you are|you're) an? (?:ai|llm|language model|assistant|chatbot)\b",
-    r"\bfrom now on,? (?:you|your|always|never|respond|reply|answer|act|ignore|only)\b",
+    r"\bfrom now on,? (?:you(?! (?:are|will be|'ll be) (?:now )?(?:responsible|in charge|accountable|on call|on duty|the (?:owner|"
+    r"lead|point of contact|contact)))|your|always|never|respond|reply|answer|act|ignore|only)\b",
     r"\byou must (?:obey|comply with|follow) (?:all|every|any|my|these)\b",
     r"\b(?:always )?(?:start|begin) (?:your|each|every) (?:reply|response|answer|message)s? with\b",
     # Instructions planted in documents for the model that will read them (resumes, reports, web pages).
@@ -114,7 +115,9 @@ PERSONA = [
     r"confidant|twin|character)\b",
     r"\bcan do anything\b|\bhas no (?:limits|restrictions|filters|ethical)\b|\bnever refuses?\b|\b(?:will|must|cannot|can't) "
     r"(?:not )?refuse\b|\bnever (?:reject|deny|decline|refuse)s? (?:a |any )?(?:human |user )?(?:request|order)",
-    r"\bnot bound by (?:any|the|their|its|openai)\b|\byou are now (?:a|an|the|my|in)\b|\b(?:ai|model|assistant|chatbot|bot|"
+    r"\bnot bound by (?:any|the|their|its|openai)\b|\byou are now (?:a|an|the|my|in)\b(?! (?:member|subscriber|customer|"
+    r"user|admin|administrator|owner|part|participant|registered|enrolled|signed|logged|connected|eligible|able|ready|"
+    r"on|in charge|responsible|queue|line|gold|silver|premium|pro|verified)\b)|\b(?:ai|model|assistant|chatbot|bot|"
     r"language model)\s+(?:is\s+)?(?:named|called)\b|\b(?:act|behave)\s+(?:like|as)\s+(?:a|an|my)\b[^.\n]{0,80}\b(?:ai|chatgpt|gpt|assistant|model|llm|bot|terminal|"
     r"character)\b"
     r"|\b(?:you|assistant|chatgpt)\s+now\s+acts?\s+(?:like|as)\b|\b(?:assistant|chatgpt)\s+acts?\s+(?:like|as)\b",
@@ -232,7 +235,7 @@ REPORTED = (
     r"(?:asked|told|instructed|prompted|tricked|coaxed|forced|convinced|persuaded|induced|made|led|pushed) (?:to|into)(?: [\w-]+ing)?"
     # "attempts to …", "designed to …": what an attack tries to do, not an order
     r"|\b(?:attempts?|attempting|attempted|tries|tried|trying|designed|meant|crafted|intended|aims?|aiming|aimed|"
-    r"written|built|ways?|techniques?|efforts?) to)"
+    r"written|built|ways?|techniques?|efforts?|said|says|saying|wrote|writes) to)"
 )
 DISCUSSION = re.compile(
     r"(?i)(?:\bsuch as|\be\.g\.|\bfor example|\bfor instance|\bphrases? like|\bprompts? like|\bknown as|\bcalled|"

@@ -174,8 +174,34 @@ HOSTED_ADDRESSED = [
     rf"\b(?:any|every|each|all|whichever) (?:other )?{_READER}{_MODAL}{_VERB}",
     rf"\b{_Q}?{_Q}?(?:{_AI}|{_NAMED}) {_DOING_THIS}{_MODAL}{_VERB}",
 ]
+# The reader's own output as the object of an order: "make sure your response includes …", "in your summary, state …",
+# "append … to the end of your reply", "your answer must begin with …". A note between people speaks of a reply
+# as something to send, not as text whose content the writer dictates.
+_OUTPUT = (
+    r"(?:your|the) (?:(?:final|next|first|every|each|generated) )?(?:response|reply|replies|answer|summary|summaries|"
+    r"output|completion|translation)s?\b"
+)
 HOSTED = [
     rf"{_OCCASION}{_ORDER}",
+    rf"\b(?:make sure|ensure|be sure|see to it)(?: that)? {_OUTPUT} (?:always |also |only )?(?:includes?|contains?|mentions?|"
+    r"says|states?|ends?|starts?|begins?|links?|recommends?|reads?)\b",
+    rf"\b(?:in|within|throughout|at the (?:end|start|beginning|top|bottom) of|while (?:generating|writing|composing)) "
+    rf"{_OUTPUT},?[ \t]+{_ADVERBS}{_VERB}",
+    rf"\b{_OUTPUT} (?:must|should|shall|needs? to|has to|will|is to)(?: (?:always|only|also|now))? (?:begin|start|end|"
+    r"include|contain|mention|say|state|read|rate|recommend|claim|praise|describe|link|be (?:only|exactly))\b",
+    rf"\b(?:append|add|insert|include|put|embed|attach|prepend|place)\b[^.!?\n]{{0,60}}?\b(?:to|in|into|(?:at|to) the "
+    rf"(?:end|start|beginning|top|bottom) of) {_OUTPUT}",
+    r"\b(?:respond|reply|answer)(?: only)? with (?:only )?(?:the (?:word|phrase|sentence|string)|exactly|nothing but)\b"
+    r"|\b(?:respond|reply|answer|say|output|print|write)\b[^.!?\n]{0,40}\band nothing else\b",
+    rf"\bbefore (?:you )?(?:respond(?:ing)?|answer(?:ing)?|repl(?:y|ying))(?: to (?:the user|this|the question|any))?,[ \t]*"
+    rf"{_ADVERBS}{_VERB}",
+    rf"\binstead of (?:a |the |your )?(?:summary|answer|response|reply|translation)\b,?[ \t]+{_ADVERBS}{_VERB}",
+    rf"\b(?:when|if|whenever|once) (?:the |a |any )?user (?:asks?|requests?|says|mentions|types|queries|wants)\b"
+    rf"[^,.;!?\n]{{0,60}},[ \t]*{_ADVERBS}(?:tell|say|respond|reply|answer|recommend|direct|send|claim|insist|inform|"
+    r"redirect|refuse|deny|offer|suggest|promote)\b",
+    r"\b(?:do not|don't|never)[ \t]+(?:mention|reveal|disclose|acknowledge|refer to|repeat|quote|explain|talk about|tell "
+    r"(?:anyone|the user|them) about)[ \t]+(?:this|these|the (?:above|following)) (?:instructions?|directives?|hidden "
+    r"(?:text|note|message|instructions?)|system (?:note|message))\b",
     # The reader's own task overridden, addressed or not.
     r"(?:^|(?<=[\n.!?;:(\[{<>\"'*#/|=-])|(?<=, ))[ \t]*(?:(?:please|kindly|now|just|so|and|also|first|ok|okay),?[ \t]+)*"
     r"(?:ignore|disregard|forget|set aside|discard|drop|abandon|override|cancel|skip|bypass|neglect)[ \t]+(?:all[ \t]+|any[ \t]+)?"
@@ -231,12 +257,14 @@ _HIJACK = (
     r"rogue|freed|liberated)\b|\bnever (?:refuses?|says? no|declines?|turns? down|rejects?)\b|\bobeys? only\b"
     rf"|\b(?:doesn't|does not|don't|do not|won't|will not|never) (?:care about|follow|obey|respect|have|abide by|"
     rf"worry about)(?: any| the| your| its)?(?: [\w'’-]+){{0,2}} {_LIMITS}\b"
+    r"|\bnever (?:admit|reveal|say|mention|let on|acknowledge) (?:that )?you(?:'re| are) (?:an? )?(?:ai|bot|assistant|"
+    r"language model|model|chatbot)\b|\b(?:answer|respond|reply|speak|talk) only as\b|\bas [\w-]+ only\b"
     r"|\balter ego\b|\b(?:true|real|inner|dark|shadow) self\b|\bethics module\b|\bcan do anything\b"
     r"|\bmy (?:late|dead|deceased) grand(?:mother|ma|father|pa)\b|\bnever (?:been )?given any (?:rules|guidelines)\b"
     r"|\b(?:god|sudo|dan|jailbreak|unrestricted|unfiltered|uncensored|chaos|evil|unlocked|no[- ]limits?) mode\b)"
 )
 PERSONA = [
-    rf"{_ASSIGN}[^\n]{{0,160}}?{_HIJACK}",
+    rf"{_ASSIGN}(?:[^\n]|\n(?!\n)){{0,200}}?{_HIJACK}",
     rf"{_HIJACK}[^.!?\n]{{0,60}}?{_ASSIGN}",
     r"\b(?:enter|enable|activate|switch (?:on|to|into)|turn on|unlock|go into|boot into|engage)[ \t]+(?:the[ \t]+)?"
     r"(?:god|sudo|dan|jailbreak|jailbroken|unrestricted|unfiltered|uncensored|chaos|evil|unlocked|no[- ]limits?)[ \t]+mode\b"
@@ -287,7 +315,19 @@ _SETUP = (
     r"|(?:the )?(?:very )?(?:first|opening|initial|earliest) (?:message|prompt|text|lines?|words) (?:in|of) (?:this|the|our) "
     r"(?:conversation|chat|session|context)"
 )
+_SECRET = (
+    r"(?:the|your|that|this) (?:secret |hidden |protected |special )?(?:password|passphrase|pass phrase|secret(?: word| key| "
+    r"code)?|code ?word|flag|pin)\b"
+)
+_OBFUSCATE = (
+    r"(?:spell|encode|reverse|hint|rhyme|acrostic|riddle|backwards|base64|rot13|hex(?:adecimal)?|first letters?|each "
+    r"letter|letter by letter|character by character)"
+)
 LEAK = [
+    rf"\b{_OBFUSCATE}\b[^.!?\n]{{0,60}}\b{_SECRET}|\b{_SECRET}[^.!?\n]{{0,60}}\b{_OBFUSCATE}\b",
+    r"\b(?:secret|hidden|protected) (?:password|passphrase|word|key|code)s? (?:that )?you(?:'re| are| were| have been)? "
+    r"(?:protecting|guarding|hiding|keeping|given|know|have)\b|\b(?:password|passphrase|secret)s? you (?:were given|are "
+    r"protecting|are guarding|are hiding|know)\b",
     rf"\b(?:i need|i want|i'd like|i would like|send me|let me see|let me have|(?:may|can|could) i (?:see|have|get)|"
     rf"hand over|show me)(?: to see)?(?: a copy of| the text of)? (?:{_SETUP})",
     rf"\bwhat (?:{_SETUP_NOUN}|{_SETUP_NOUN_WEAK}|rules|instructions) (?:were|have|had) you (?:been )?(?:given|programmed|"
