@@ -515,7 +515,8 @@ def headline_table(results: dict[str, dict]) -> str:
         if fresh.get("secrets") and fresh.get("injection"):
             fs, fi = fresh["secrets"], fresh["injection"]
             rows.append(
-                f"| Memory Defense, fresh draw (text written apart from the detectors) | secrets and personal data: "
+                f"| Memory Defense, fresh draw (text written apart from the detectors; a later contact, its first is in "
+                f"`defense-fresh2-baseline.json`) | secrets and personal data: "
                 f"recall {fs['recall']}, precision {fs['precision']}; injection: recall {fi['recall']} at "
                 f"{100 * fi['false_positive_rate']:.1f}% false positives |"
             )
