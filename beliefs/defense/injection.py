@@ -280,3 +280,27 @@ def _legit(text: str, position: int) -> bool:
         before = text[position - 1] if position else ""
         return bool(before) and not before.isascii() and unicodedata.category(before)[0] in "LMS"
     return False
+
+
+# --- The optional classifier (``classifier``), combined with the rules at this one point. ----------------------------
+# When ``MEMORYHUB["INJECTION_CLASSIFIER"]`` is on, a text whose most suspicious window the classifier scores at or
+# above its shipped threshold also gets a ``classifier`` finding over that window; off by default (see
+# docs/concepts/memory-defense.md for what it was measured to add).
+from beliefs.defense import classifier as _classifier  # noqa: E402
+
+FAMILIES = (*FAMILIES, _classifier.FAMILY)
+_rule_based_findings = injection_findings
+
+
+def injection_findings(text: str) -> list[InjectionFinding]:  # noqa: F811 -- the rules, plus the classifier when on
+    """Every injection marker in ``text`` with its family and span (empty when there is none)."""
+    findings = _rule_based_findings(text)
+    if text and _classifier.enabled():
+        span = _classifier.classifier_span(text)
+        if span:
+            extra = InjectionFinding(_classifier.FAMILY, *span)
+            findings = sorted({*findings, extra}, key=lambda f: (f.start, f.family))
+    return findings
+
+
+# --- end of the classifier's combine point ----------------------------------------------------------------------------
