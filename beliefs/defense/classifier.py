@@ -66,9 +66,15 @@ def window_scores(words: list[str], weights: np.ndarray, bias: float) -> np.ndar
     uni, bi = position_features(words)
     per_token = weights[uni] + np.where(bi >= 0, weights[np.maximum(bi, 0)], 0.0)
     if len(words) <= WINDOW:
-        return np.array([bias + float(per_token.sum())])
+        return np.array([bias + float(per_token.sum()) / _scale(len(words))])
     total = np.concatenate(([0.0], np.cumsum(per_token, dtype=np.float64)))
-    return bias + (total[WINDOW:] - total[:-WINDOW])
+    return bias + (total[WINDOW:] - total[:-WINDOW]) / _scale(WINDOW)
+
+
+def _scale(n: int) -> float:
+    """Sums are divided by the square root of the window's length, so a short text is read on the same scale as
+    a full window."""
+    return float(np.sqrt(max(n, 4) / WINDOW))
 
 
 def injection_probability(text: str) -> float:

