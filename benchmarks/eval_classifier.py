@@ -69,9 +69,49 @@ def line(name: str, report: dict) -> str:
     )
 
 
+def cost(n: int = 400) -> dict:
+    """CPU milliseconds per 1 KB item (the items of ``eval_defense.scan_cost``): the whole Memory Defense pass with the
+    rules only, the classifier alone, and the pass with the classifier added. Timing: run under ``mh-heavy``."""
+    import random
+    import statistics
+    import time
+
+    from eval_defense import _items
+    from eval_holdout import INJECTIONS, SECRETS, load
+
+    from beliefs.defense.classifier import classifier_span
+    from beliefs.defense.injection import _rule_based_findings
+    from beliefs.defense.scanner import scan
+
+    rng = random.Random(15)
+    secrets = [s["text"] for s in load(SECRETS)]
+    benign = [s["text"] for s in load(INJECTIONS) if not s["injection"]]
+    mixes = {"typical": [*benign * 4, *secrets], "dense": secrets}
+    classifier_span("warm up")
+    out = {}
+    for name, pool in mixes.items():
+        times = {"rules_pass": [], "classifier": [], "with_classifier": []}
+        for text in _items(pool, rng, n):
+            start = time.thread_time()
+            scan(text)
+            _rule_based_findings(text)
+            middle = time.thread_time()
+            classifier_span(text)
+            end = time.thread_time()
+            times["rules_pass"].append((middle - start) * 1000)
+            times["classifier"].append((end - middle) * 1000)
+            times["with_classifier"].append((end - start) * 1000)
+        out[name] = {
+            k: {"p50_ms": round(statistics.median(v), 3), "p95_ms": round(sorted(v)[int(0.95 * len(v))], 3)}
+            for k, v in times.items()
+        }
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fresh", action="store_true", help="also measure the fresh draw (another contact)")
+    parser.add_argument("--cost", action="store_true", help="only time the scan per 1 KB (hold mh-heavy)")
     parser.add_argument("--note", default="", help="what this contact measures")
     args = parser.parse_args()
     import django
@@ -83,6 +123,13 @@ def main() -> None:
     from beliefs.defense.classifier import metadata
 
     meta = metadata()
+    if args.cost:
+        timing = cost()
+        (HERE / "results" / "defense-classifier-cost.json").write_text(
+            json.dumps({"machine": machine(), "scan_cost_per_kb": timing}, indent=2) + "\n"
+        )
+        print(json.dumps(timing, indent=2))
+        return
     result = {
         "machine": machine(),
         "classifier": {k: meta[k] for k in ("model", "threshold", "threshold_rule", "sources", "validation")},
