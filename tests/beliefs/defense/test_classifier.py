@@ -74,7 +74,7 @@ def test_metadata_names_the_pinned_sources_the_build_reads():
 
 
 def test_an_instruction_buried_in_a_long_email_is_found_in_its_window():
-    assert len(EMAIL) > 900
+    assert len(classifier.tokens(EMAIL)) > 3 * classifier.WINDOW  # several windows: the rest could dilute it
     span = classifier.classifier_span(EMAIL)
     assert span is not None
     start, end = span
