@@ -66,7 +66,8 @@ FAMILY_CASES = {
 
 
 def test_every_family_has_a_case():
-    assert set(FAMILY_CASES) == set(FAMILIES)
+    # The classifier (off by default) is held by tests/beliefs/defense/test_classifier.py.
+    assert set(FAMILY_CASES) == set(FAMILIES) - {"classifier"}
 
 
 @pytest.mark.parametrize(("family", "text"), sorted(FAMILY_CASES.items()))
