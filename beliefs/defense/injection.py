@@ -19,13 +19,17 @@ from dataclasses import dataclass
 
 from ahocorasick_rs import AhoCorasick
 
+from beliefs.defense import classifier
 from beliefs.defense.directives import MEMORY, directive_findings
-from beliefs.defense.injection_rules import CASED, CASED_LITERALS, FAMILIES, RULES, VOCATIVES
+from beliefs.defense.injection_rules import CASED, CASED_LITERALS, RULES, VOCATIVES
+from beliefs.defense.injection_rules import FAMILIES as RULE_FAMILIES
 from beliefs.defense.mentions import mentioned
 from beliefs.defense.narrow import finditer_at
 from beliefs.defense.normalise import folded
 from beliefs.defense.shapes import BOUNDARY, READER_NAMES
 from beliefs.defense.triggers import required_literals, start_literals
+
+FAMILIES = (*RULE_FAMILIES, classifier.FAMILY)  # every family a finding may name, in reporting order
 
 __all__ = [
     "FAMILIES",
@@ -253,6 +257,10 @@ def injection_findings(text: str) -> list[InjectionFinding]:
         if d.level == MEMORY or d.to_model
     ]
     findings += _unicode_findings(text)
+    # The optional classifier (off by default: docs/concepts/memory-defense.md says what it was measured to add)
+    # marks the most suspicious window of a text it scores at or above its shipped threshold.
+    if classifier.enabled() and (span := classifier.classifier_span(text)):
+        findings.append(InjectionFinding(classifier.FAMILY, *span))
     return sorted(set(findings), key=lambda f: (f.start, f.family))
 
 
@@ -280,27 +288,3 @@ def _legit(text: str, position: int) -> bool:
         before = text[position - 1] if position else ""
         return bool(before) and not before.isascii() and unicodedata.category(before)[0] in "LMS"
     return False
-
-
-# --- The optional classifier (``classifier``), combined with the rules at this one point. ----------------------------
-# When ``MEMORYHUB["INJECTION_CLASSIFIER"]`` is on, a text whose most suspicious window the classifier scores at or
-# above its shipped threshold also gets a ``classifier`` finding over that window; off by default (see
-# docs/concepts/memory-defense.md for what it was measured to add).
-from beliefs.defense import classifier as _classifier  # noqa: E402
-
-FAMILIES = (*FAMILIES, _classifier.FAMILY)
-_rule_based_findings = injection_findings
-
-
-def injection_findings(text: str) -> list[InjectionFinding]:  # noqa: F811 -- the rules, plus the classifier when on
-    """Every injection marker in ``text`` with its family and span (empty when there is none)."""
-    findings = _rule_based_findings(text)
-    if text and _classifier.enabled():
-        span = _classifier.classifier_span(text)
-        if span:
-            extra = InjectionFinding(_classifier.FAMILY, *span)
-            findings = sorted({*findings, extra}, key=lambda f: (f.start, f.family))
-    return findings
-
-
-# --- end of the classifier's combine point ----------------------------------------------------------------------------
