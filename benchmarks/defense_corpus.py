@@ -198,6 +198,8 @@ GENERATORS = {
     "phone_number": lambda: rng.choice(["+1 415-555-", "(212) 555-", "+44 20 7946 "]) + r(DG, 4),
     "ipv4_address": lambda: f"{rng.randint(11, 223)}.{rng.randint(0, 255)}.{rng.randint(0, 255)}.{rng.randint(1, 254)}",
     "ipv6_address": lambda: ":".join(r(HEX, 4) for _ in range(8)),
+    "aws_session_token": lambda: "aws_session_token = IQoJb3JpZ2luX2VjE" + r(AN + "+/", 300),
+    "azure_devops_token": lambda: "Azure DevOps PAT: " + r("abcdefghijklmnopqrstuvwxyz234567", 52),
 }
 TEMPLATES = [
     "Incident note: the deploy log printed {v} before the job failed.",

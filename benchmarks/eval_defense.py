@@ -173,6 +173,16 @@ CORPORA = {
 
 
 def main() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--no-fresh",
+        action="store_true",
+        help="leave the fresh draw out (a development run that is no contact with it); prints, writes nothing",
+    )
+    parser.add_argument("--no-cost", action="store_true", help="leave the scan-cost timing out")
+    args = parser.parse_args()
     import django
 
     django.setup()
@@ -198,6 +208,22 @@ def main() -> None:
     }
     from eval_fresh import fresh_report
 
+    if args.no_fresh:
+        secrets = holdout["secrets"]
+        print(
+            f"held apart: recall {secrets['recall']}, precision {secrets['precision']}, "
+            f"negatives redacted {secrets['negatives_redacted']}"
+        )
+        for family, stats in secrets["per_family"].items():
+            if stats["recall"] < 1:
+                print(f"  {family}: {stats['caught']}/{stats['values']} ({stats['recall']})")
+        if not args.no_cost:
+            for mix, parts in scan_cost().items():
+                print(
+                    f"scan cost, {mix}: "
+                    + ", ".join(f"{k} p50 {v['p50_ms']} p95 {v['p95_ms']}" for k, v in parts.items())
+                )
+        return
     result = {
         "machine": machine(),
         "corpora": CORPORA,

@@ -11,13 +11,36 @@ from __future__ import annotations
 import re
 
 from beliefs.defense.base import Detector, near, token
-from beliefs.defense.validators import basic_auth, is_placeholder, keyed_secret, password_value, pem_body, random_secret
+from beliefs.defense.validators import (
+    basic_auth,
+    entropy,
+    is_placeholder,
+    keyed_secret,
+    password_value,
+    pem_body,
+    random_secret,
+)
 
 B64 = r"[A-Za-z0-9+/]"
 _HASH_CONTEXT = re.compile(r"(?i)sha\d{1,3}[-:=]|integrity|digest|checksum|fingerprint|etag|commit|sha256sum|md5")
 
 PROVIDER_TOKENS: list[Detector] = [
-    token("aws_access_key_id", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b", "AKIA", "ASIA", "ABIA", "ACCA"),
+    token(
+        "aws_access_key_id",
+        r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b",
+        "AKIA",
+        "ASIA",
+        "ABIA",
+        "ACCA",
+        "A3T",
+    ),
+    # STS session tokens: base64 of a fixed header ("FwoGZXIvYXdz…", "IQoJb3JpZ2luX2Vj…").
+    token(
+        "aws_session_token",
+        r"(?:FwoGZXIvYXdzE|IQoJb3JpZ2luX2Vj)[A-Za-z0-9+/]{80,}={0,2}",
+        "FwoGZXIvYXdzE",
+        "IQoJb3JpZ2luX2Vj",
+    ),
     token(
         "amazon_mws_token", r"\bamzn\.mws\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", "amzn.mws."
     ),
@@ -140,10 +163,42 @@ PROVIDER_TOKENS: list[Detector] = [
     token("jwt", r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}", "eyJ"),
 ]
 
+_AWS_KEY_ID = re.compile(r"(?:AKIA|ASIA)[A-Z0-9]{16}")
+
+
+def _aws_secret(value: str) -> bool:
+    return not re.fullmatch(r"[0-9a-fA-F]+|[a-z]+|[A-Z]+", value) and random_secret(value + "Aa1")
+
+
 _DD = re.compile(r"(?i)\b(?:dd|datadog)[_\-]?(?:api|app|application)[_\-]?key|\bdatadog\b")
 _TWILIO = re.compile(r"(?i)twilio|auth[_\-]?token|authtoken")
 _HEROKU = re.compile(r"(?i)heroku")
 _KEY_WORDS = re.compile(r"(?i)\b(?:keys?|secrets?|credentials?|tokens?|passwords?)\b")
+_DEVOPS = re.compile(r"(?i)\bpat\b|devops|azure|personal access token|\bado\b|dev\.azure\.com")
+_SAS = re.compile(r"(?i)(?<![A-Za-z])sig=[A-Za-z0-9%+/]{20,}")
+_RUN_EDGE = re.compile(r"[\s\"'<>`]")
+
+
+def _sas_spans(text: str):
+    """The whole run (URL or query string) around each ``sig=`` of a shared access signature, when the run
+    also names the signed version, resource or expiry (``sv=``, ``sr=``, ``se=``)."""
+    cursor = 0
+    for match in _SAS.finditer(text):
+        if match.start() < cursor:
+            continue
+        start = match.start()
+        while start > 0 and not _RUN_EDGE.match(text, start - 1):
+            start -= 1
+        edge = _RUN_EDGE.search(text, match.end())
+        end = edge.start() if edge else len(text)
+        while end > match.end() and text[end - 1] in ".,;)":
+            end -= 1
+        run = text[start:end].lower()
+        if any(f"{key}=" in run for key in ("sv", "sr", "se", "skn", "sp")):
+            cursor = end
+            yield start, end
+
+
 _AZURE = re.compile(r"(?i)accountkey|account[_\-]?key|storage[_\-]?key|azure|\"key[12]\"|keyname")
 
 CONTEXT_KEYS: list[Detector] = [
@@ -151,11 +206,23 @@ CONTEXT_KEYS: list[Detector] = [
         "aws_secret_access_key",
         "credential",
         re.compile(
-            rf"(?i)(?:aws|secret[_\s\-]?(?:access[_\s\-]?)?key)[^\n]{{0,30}}?(?<!{B64})(?P<v>{B64}{{40}})(?![A-Za-z0-9+/=])"
+            rf"(?i)(?:aws|secret[_\s\-]?(?:access[_\s\-]?)?key)[^\n]{{0,80}}?(?<!{B64})(?P<v>{B64}{{40}})(?![A-Za-z0-9+/=])"
         ),
-        validate=lambda v: not re.fullmatch(r"[0-9a-fA-F]+|[a-z]+|[A-Z]+", v) and random_secret(v + "Aa1"),
+        validate=_aws_secret,
         group="v",
         keywords=("aws", "secret"),
+        windowed=True,
+    ),
+    # The 40-character secret beside its access key id, with no label ("AKIA…,wJalr…", "AKIA… and wJalr…").
+    Detector(
+        "aws_secret_access_key",
+        "credential",
+        re.compile(rf"(?<![A-Za-z0-9+/])(?P<v>{B64}{{40}})(?![A-Za-z0-9+/=])"),
+        validate=_aws_secret,
+        group="v",
+        keywords=("akia", "asia"),
+        precheck=re.compile(rf"{B64}{{40}}"),
+        check=lambda text, start, end: near(text, start, _AWS_KEY_ID, 160, 160 + end - start),
         windowed=True,
     ),
     Detector(
@@ -185,6 +252,39 @@ CONTEXT_KEYS: list[Detector] = [
         group="v",
         keywords=("sig=",),
         at_keywords=True,
+    ),
+    # A shared access signature is a bearer credential as a whole: the URL or query string that carries ``sig=``.
+    Detector(
+        "azure_sas_token",
+        "credential",
+        re.compile(r"(?i)sig=[A-Za-z0-9%+/]{20,}"),
+        keywords=("sig=",),
+        finder=lambda text: _sas_spans(text),
+    ),
+    # Keys inside connection strings (storage, Cosmos DB, Service Bus, Event Hubs, IoT Hub).
+    Detector(
+        "azure_storage_key",
+        "credential",
+        re.compile(
+            r"(?i)(?:AccountKey|SharedAccessKey|SharedSecretValue|PrimaryKey|SecondaryKey)\s*=\s*"
+            r"(?P<v>[A-Za-z0-9+/]{20,}={0,2})(?![A-Za-z0-9+/=])"
+        ),
+        validate=lambda v: not is_placeholder(v),
+        group="v",
+        keywords=("accountkey", "sharedaccesskey", "sharedsecretvalue", "primarykey", "secondarykey"),
+        at_keywords=True,
+    ),
+    # Azure DevOps personal access tokens (52 base32 characters) named as such nearby.
+    Detector(
+        "azure_devops_token",
+        "credential",
+        re.compile(r"(?<![A-Za-z0-9])(?P<v>[a-z2-7]{52})(?![A-Za-z0-9])"),
+        validate=lambda v: len(re.findall(r"\d", v)) >= 4 and entropy(v) >= 4.0,
+        group="v",
+        keywords=("pat", "devops", "azure", "personal access", "ado"),
+        precheck=re.compile(r"[a-z2-7]{52}"),
+        check=lambda text, start, end: near(text, start, _DEVOPS, 100),
+        windowed=True,
     ),
     Detector(
         "datadog_api_key",
@@ -276,6 +376,57 @@ CONTEXT_KEYS: list[Detector] = [
 ]
 
 _PASSWORD_KEY = r"(?:password|passwd|passphrase|pwd|pass|secret)"
+# Password keys and words in several languages (the key forms and the words people write in a sentence).
+_PASSWORD_KEY_WORDS = (
+    "password",
+    "passwd",
+    "passphrase",
+    "pwd",
+    "pass",
+    "pw",
+    "passwort",
+    "kennwort",
+    "mot de passe",
+    "contraseña",
+    "contrasena",
+    "clave",
+    "senha",
+    "wachtwoord",
+    "lösenord",
+    "passord",
+    "adgangskode",
+    "salasana",
+    "hasło",
+    "haslo",
+    "heslo",
+    "parola",
+    "пароль",
+)
+_PASSWORD_KEYS = "(?:" + "|".join(re.escape(k).replace("\\ ", "[ _]") for k in _PASSWORD_KEY_WORDS) + ")"
+# Words that stand where a value would but say something about it ("password: required").
+_NOT_A_PASSWORD = re.compile(
+    r"(?i)^(?:required|optional|hidden|masked|encrypted|hashed|unknown|unset|provided|omitted|removed|none|null|"
+    r"reset|expired|updated|changed|incorrect|invalid|missing|generated|prompt|ask|same|blank|empty|random|"
+    r"string|text|secret|password|example|sample|default|ignored|disabled|enabled|forgotten|protected)$"
+)
+_NOT_USER = re.compile(r"(?i)^(?:mailto|tel|sip|sips|xmpp|urn|news|data|javascript|about|cid|mid)$")
+
+
+_REFERENCE_RUN = re.compile(r"(?i)^(?:arn:|[a-z][a-z0-9+.\-]{1,20}://)")
+
+
+def _in_reference(text: str, start: int) -> bool:
+    """The key stands inside an ARN or a URL path (``…:secret:prod/db``), not before a value of its own."""
+    if not start or text[start - 1].isspace():
+        return False
+    runs = text[max(0, start - 120) : start].rsplit(None, 1)
+    return bool(runs) and bool(_REFERENCE_RUN.match(runs[-1]))
+
+
+def _word_password(value: str) -> bool:
+    return not _NOT_A_PASSWORD.match(value.strip("\"'`"))
+
+
 PASSWORDS: list[Detector] = [
     Detector(
         "private_key",
@@ -310,11 +461,29 @@ PASSWORDS: list[Detector] = [
         re.compile(
             r"(?i)(?:(?<![A-Za-z0-9])|(?-i:(?<=[A-Z0-9])(?=[A-Z])|(?<=[a-z0-9])(?=[A-Z])))"
             rf"{_PASSWORD_KEY}(?:\"|')?(?:[ \t]*(?:[:=]|=>|:=)[ \t]*|[ \t]+)"
-            r"(?:(?P<q>[\"'`])(?P<qv>[^\"'`\n]{4,128})(?P=q)|(?P<v>[^\s\"',;`)\]}]{4,128}(?<!:)(?![\w:])))"
+            r"(?:(?P<q>[\"'`])(?P<qv>(?:\\.|(?!(?P=q))[^\n\\]){4,128})(?P=q)"
+            r"|(?P<v>[^\s\"',;`)\]}]{4,128}(?<!:)(?![\w:])))"
         ),
         validate=password_value,
         group=("qv", "v"),
         keywords=("password", "passwd", "passphrase", "pwd", "pass", "secret"),
+        anchored=True,
+        check=lambda text, start, end: not _in_reference(text, start),
+    ),
+    # A password given to a password key after ``:`` or ``=`` (JSON, YAML, ENV, INI): a single lowercase word is
+    # one too ("sunflower"), when it is the whole value (quoted, or ending the line or the field).
+    Detector(
+        "password_assignment",
+        "credential",
+        re.compile(
+            r"(?i)(?:(?<![A-Za-z0-9])|(?-i:(?<=[a-z0-9])(?=[A-Z])))"
+            rf"{_PASSWORD_KEYS}(?:\"|')?[ \t]*(?:[:=]|=>|:=)[ \t]*"
+            r"(?:(?P<q>[\"'`])(?P<qv>(?:\\.|(?!(?P=q))[^\n\\]){4,128})(?P=q)"
+            r"|(?P<v>[^\s\"',;`)\]}]{4,128}?)[ \t]*(?=[,;}\]\r\n]|$))"
+        ),
+        validate=lambda v: not is_placeholder(v) and password_value(v + "~~") and _word_password(v),
+        group=("qv", "v"),
+        keywords=_PASSWORD_KEY_WORDS,
         anchored=True,
     ),
     Detector(
@@ -328,6 +497,37 @@ PASSWORDS: list[Detector] = [
         group="v",
         keywords=("password", "passphrase", "passcode", "pin", "wifi key"),
         anchored=True,
+    ),
+    # A password told in a sentence, in several languages: "the pass is Tango77#", "my password is now
+    # Falcon#2291.", "Password for the wifi: Kitchen-Sink-42", "mot de passe : Soleil2025!"; the value runs to
+    # the next space (sentence punctuation after it is left out).
+    Detector(
+        "password_in_prose",
+        "credential",
+        re.compile(
+            rf"(?i)(?<![\w-]){_PASSWORD_KEYS}\b(?:[^\n.:=!?;@/]{{0,40}}?\b(?:is|was|ist|war|est|es|era|è|é|är|er|"
+            r"to|now|be)\b|[^\n.:=;@/]{0,40}?[:=])\s*(?:now\s+|set\s+to\s+|changed\s+to\s+)?"
+            r"(?:(?P<q>[\"'`])(?P<qv>[^\"'`\n]{4,64})(?P=q)|(?P<v>[^\s\"'`]{4,64}?)(?=[.,;:)]*(?:\s|$)))"
+        ),
+        validate=lambda v: password_value(v) and bool(re.search(r"\d|[^A-Za-z]|[A-Z].*[a-z]", v[1:])),
+        group=("qv", "v"),
+        keywords=_PASSWORD_KEY_WORDS,
+        anchored=True,
+    ),
+    # ``user:password@host`` without a scheme (ssh, scp, a DSN fragment).
+    Detector(
+        "password_in_url",
+        "credential",
+        re.compile(
+            r"(?<![\w.:/@\-])(?P<u>[A-Za-z][\w.\-]{0,31}):(?P<v>[^\s:@/\"'<>]{4,64})@"
+            r"(?:\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z0-9\-]{1,63}(?:\.[A-Za-z0-9\-]{1,63}){1,6}|localhost)\b"
+        ),
+        validate=lambda v: not is_placeholder(v) and password_value(v + "~~") and bool(re.search(r"[^a-z]", v)),
+        group="v",
+        keywords=("@",),
+        precheck=re.compile(r":[^\s:@/\"'<>]{4,64}@"),
+        check=lambda text, start, end: not _NOT_USER.match(text[max(0, start - 40) : start].rsplit(None, 1)[-1]),
+        windowed=True,
     ),
     *(
         Detector(

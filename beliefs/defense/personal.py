@@ -30,7 +30,13 @@ from beliefs.defense.validators import (
 _NOT_PERSONAL = re.compile(
     r"(?i)\b(?:order|po|p\.o\.|purchase|invoice|inv|part|sku|bin|warehouse|wh|case|ticket|meeting|build|version|ref|"
     r"tracking|serial|isbn|ean|upc|gtin|epoch|timestamp|zip|id|no\.? of|room|extension|port|pid|job|run|batch|ein|tin|"
-    r"tax)\b\s*(?:no\.?|num(?:ber)?|nr\.?|#|id)?\s*[:#.=\-]?\s*$"
+    r"tax|document|doc|booking|confirmation|transaction|shipment|parcel|container|asset|licen[cs]e|policy|claim|"
+    r"model|release|firmware|patch|revision|rev)\b\s*(?:no\.?|num(?:ber)?|nr\.?|#|id)?\s*[:#.=\-]?\s*$"
+)
+# A dotted number after these is a version, not an address ("release 1.2.3.4", "v10.0.0.1").
+_VERSION = re.compile(
+    r"(?i)(?:\bv|\bver\.?|version|release|build|firmware|\bfw|driver|package|\bpkg|revision|\brev\.?|\btag|"
+    r"upgrade(?:d)? to|update(?:d)? to|bump(?:ed)? to)\s*[:=]?\s*$"
 )
 _PLACEHOLDER_MAIL = re.compile(
     r"(?i)^(?:user|username|you|your[._-]?name|yourname|name|email|e-mail|someone|somebody|me|foo|test|example)@"
@@ -106,6 +112,125 @@ def _phone_check(text: str, start: int, end: int) -> bool:
     return False
 
 
+# Card numbers: digit groups split by spaces, dashes, dots or a line break. A run of groups may hold more than the
+# card (an expiry, a CVV, a phone number after it): the card is the longest stretch of whole groups laid out as
+# cards are printed (one block of 13-19 digits, 4-4-4-4(-1..3), 4-6-5 or 4-6-4) that passes Luhn and an issuer range.
+_CARD_SEPARATOR = r"(?:[ \t\u00a0\u2009\u202f]{1,3}|[ \t]?[\-.][ \t]?|[ \t]?\r?\n[ \t]?)"
+_CARD_RUN = re.compile(rf"(?<![\d.,/])(?<!\d-)\d{{1,19}}(?:{_CARD_SEPARATOR}\d{{1,19}}){{0,7}}(?![\d])")
+_DIGIT_GROUP = re.compile(r"\d+")
+_CARD_LAYOUTS = ((4, 6, 5), (4, 6, 4))
+
+
+def _card_layout(sizes: list[int]) -> bool:
+    if len(sizes) == 1:
+        return 13 <= sizes[0] <= 19
+    if tuple(sizes) in _CARD_LAYOUTS:
+        return True
+    return len(sizes) >= 4 and all(size == 4 for size in sizes[:-1]) and 1 <= sizes[-1] <= 4
+
+
+def _card_spans(text: str):
+    for run in _CARD_RUN.finditer(text):
+        groups = [(m.start(), m.end()) for m in _DIGIT_GROUP.finditer(text, run.start(), run.end())]
+        best = None
+        for i in range(len(groups)):
+            for j in range(len(groups), i, -1):
+                window = groups[i:j]
+                sizes = [e - s for s, e in window]
+                if not 13 <= sum(sizes) <= 19 or not _card_layout(sizes):
+                    continue
+                separators = {text[window[k][1] : window[k + 1][0]].strip() for k in range(len(window) - 1)}
+                if len(separators) > 1 or (i or j < len(groups)) and "." in separators:
+                    continue  # one kind of separator throughout; dotted groups only as a whole run
+                digits = "".join(text[s:e] for s, e in window)
+                if card(digits) and (best is None or sum(sizes) > best[0]):
+                    best = (sum(sizes), window[0][0], window[-1][1])
+        if best:
+            yield best[1], best[2]
+
+
+# IBANs in any case, whole or in groups split by spaces, dashes or a line break: the country code and check digits,
+# then the longest stretch that passes the country's length and layout and the mod-97 check.
+_IBAN_START = re.compile(
+    r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:(?:[ \t\u00a0]{1,3}|[ \t]?-[ \t]?|[ \t]?\r?\n[ \t]?)?[A-Za-z0-9]){11,32}"
+)
+
+
+def _iban_spans(text: str):
+    for match in _IBAN_START.finditer(text):
+        run = match.group(0)
+        letters = [k for k, ch in enumerate(run) if ch.isalnum()]
+        compact = "".join(run[k] for k in letters).upper()
+        head = run[:2]
+        if not (head.isupper() or head.islower()):
+            continue
+        for length in range(min(34, len(compact)), 14, -1):
+            if iban_valid(compact[:length]):
+                last = letters[length - 1] + 1
+                if last < len(run) and run[last - 1].isalnum() and run[last].isalnum():
+                    break  # the valid prefix ends inside a group: part of a longer token
+                yield match.start(), match.start() + last
+                break
+
+
+_PASSPORT_KEYWORDS = (
+    "passport",
+    "passeport",
+    "pasaport",
+    "passaport",
+    "reisepass",
+    "paspoort",
+    "passnummer",
+    "pass-nr",
+    "pass nr",
+    "passnr",
+    "travel doc",
+    "travel_doc",
+    "traveldoc",
+    "pasport",
+    "paszport",
+    "паспорт",
+    "护照",
+    "旅券",
+    "パスポート",
+    "여권",
+)
+_PASSPORT_WORDS = "|".join(re.escape(k).replace("\\ ", "[ _]?") for k in _PASSPORT_KEYWORDS)
+_IDENTITY = re.compile(
+    r"(?i)passport|visa|nationality|citizenship|identity|id card|travel|issuing (?:country|state)|date of expiry|"
+    r"expiry date|place of birth|border|immigration|consulate|embassy"
+)
+_YEARISH = re.compile(r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:[0-2]\d|3[01])")
+
+
+def _passport_value(value: str) -> bool:
+    """6-9 letters and digits with at least three digits, not a date written without separators."""
+    compact = value.replace(" ", "").replace("-", "")
+    digits = sum(ch.isdigit() for ch in compact)
+    return 6 <= len(compact) <= 10 and digits >= 3 and not _YEARISH.fullmatch(compact)
+
+
+_MRZ_WEIGHTS = (7, 3, 1)
+
+
+def _mrz_digit(field: str) -> int:
+    total = 0
+    for i, ch in enumerate(field):
+        value = int(ch) if ch.isdigit() else 0 if ch == "<" else ord(ch) - 55
+        total += value * _MRZ_WEIGHTS[i % 3]
+    return total % 10
+
+
+def _mrz_line(line: str) -> bool:
+    """Line 2 of a passport's machine-readable zone: the document number, birth date and expiry check digits hold."""
+    return (
+        _mrz_digit(line[0:9]) == int(line[9])
+        and _mrz_digit(line[13:19]) == int(line[19])
+        and _mrz_digit(line[21:27]) == int(line[27])
+        and line[0:9].strip("<") != ""
+    )
+
+
 _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|"
     r"Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
@@ -170,19 +295,19 @@ PERSONAL: list[Detector] = [
     Detector(
         "credit_card",
         "pii",
-        # ``(?<![\d\-])(?:\d[ \-]?){12,18}\d(?![\d\-])`` with the first digit ahead of the look-behind (a faster scan)
-        re.compile(r"\d(?<![\d\-]\d)[ \-]?(?:\d[ \-]?){11,17}\d(?![\d\-])"),
+        # (the finder reads digit groups; this pattern is what it starts from)
+        _CARD_RUN,
         card,
         check=lambda text, start, end: not near(text, start, _NOT_PERSONAL, 30),
-        precheck=re.compile(r"\d{4}[ \-]?\d{4}[ \-]?\d{4}"),
+        precheck=re.compile(r"\d{4}"),
+        finder=lambda text: _card_spans(text),
     ),
     Detector(
         "iban",
         "pii",
-        # ``\b[A-Z]{2}\d{2}…`` with the boundary tested after the first letter (a faster scan, the same matches)
-        re.compile(r"[A-Z](?<!\w[A-Z])[A-Z]\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"),
-        iban_valid,
-        precheck=re.compile(r"[A-Z]{2}\d\d"),
+        _IBAN_START,
+        precheck=re.compile(r"[A-Za-z]{2}\d\d"),
+        finder=lambda text: _iban_spans(text),
     ),
     Detector(
         "us_ssn",
@@ -262,6 +387,42 @@ PERSONAL: list[Detector] = [
         group="v",
         keywords=("passport",),
         at_keywords=True,
+    ),
+    # The document's word in several languages, then within a few words a number of 6-9 letters and digits
+    # ("passport number for the visa form is K4821937", "numéro de passeport : 18AV46721", "Reisepass-Nr. C01X00T47").
+    Detector(
+        "passport_number",
+        "pii",
+        re.compile(
+            rf"(?i)(?:{_PASSPORT_WORDS})(?:[^\n\d.;!?]|\.(?=\s?[\w\"':])){{0,48}}?(?<![\w\-])"
+            r"(?P<v>(?-i:[A-Z0-9]{6,9}|[A-Z]{1,2}[ \-]?\d{6,8}))(?![\w\-])"
+        ),
+        validate=_passport_value,
+        group="v",
+        keywords=_PASSPORT_KEYWORDS,
+    ),
+    # "document number" names a passport only beside words of identity or travel ("visa", "nationality").
+    Detector(
+        "passport_number",
+        "pii",
+        re.compile(
+            r"(?i)\bdoc(?:ument)?[\s_\-]?(?:number|no\.?|nr\.?|num|#)[\"'\s:=#(]{0,6}"
+            r"(?P<v>(?-i:[A-Z0-9]{6,9}|[A-Z]{1,2}[ \-]?\d{6,8}))(?![\w\-])"
+        ),
+        validate=_passport_value,
+        group="v",
+        keywords=("document", "doc"),
+        check=lambda text, start, end: near(text, start, _IDENTITY, 120, 80),
+    ),
+    # The machine-readable zone of a passport (ICAO 9303 TD3 line 2), checked by its check digits.
+    Detector(
+        "passport_number",
+        "pii",
+        re.compile(r"(?<![A-Z0-9<])(?P<v>[A-Z0-9<]{9})\d[A-Z<]{3}\d{6}\d[MFX<]\d{6}\d"),
+        validate=None,
+        group=0,
+        keywords=("<",),
+        check=lambda text, start, end: _mrz_line(text[start:end]),
     ),
     Detector(
         "date_of_birth",
@@ -367,6 +528,7 @@ PERSONAL: list[Detector] = [
         re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])"),
         lambda v: ip_kind(v) is not None,
         precheck=re.compile(r"\.\d{1,3}\.\d{1,3}\.\d"),
+        check=lambda text, start, end: not near(text, start, _VERSION, 24),
         windowed=True,
     ),
     Detector(

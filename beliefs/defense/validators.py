@@ -51,7 +51,10 @@ _NOT_A_VALUE = re.compile(
 )
 _REFERENCE = re.compile(
     r"(?i)^(?:os\.|process\.env|getenv|system\.getenv|settings\.|secrets?\.|vault:|keyring\.|request\.|self\.|this\.|"
-    r"credentials\.|rails\.|!ref\b|!sub\b|!getatt|[a-z_]\w*+(?:\.\w++)++\s*+[(\[]|[a-z_]\w{2,}+\s*+[(\[]\s*['\"])"
+    r"credentials\.|rails\.|!ref\b|!sub\b|!getatt|[a-z_]\w*+(?:\.\w++)++\s*+[(\[]|[a-z_]\w{2,}+\s*+[(\[]\s*['\"]"
+    # secret-manager references and encrypted-at-rest wrappers: the value lives elsewhere
+    r"|[a-z][a-z0-9+.\-]{1,20}://(?![^/\s@]*@)|arn:aws[\w-]*:|enc\[|!vault\b|@microsoft\.keyvault|projects/[^/\s]+/secrets/"
+    r"|(?:vault|ssm|secretsmanager|keyvault|azkv|gcpsm|awssm|sops|env|file):)"
 )
 
 

@@ -118,8 +118,6 @@ def test_generic_candidates_inside_specific_findings_are_skipped_without_changin
 _AS_FIRST_WRITTEN = {
     "phone_number": r"(?<![\w+@/.#$\-])(?:\+|00)?\(?\d[\d\s().\-]{5,20}\d"
     r"(?:\s*(?:x|ext\.?)\s*\d{1,6})?(?![\w@/\-]|\.\d)",
-    "credit_card": r"(?<![\d\-])(?:\d[ \-]?){12,18}\d(?![\d\-])",
-    "iban": r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b",
     "mac_address": r"\b[0-9A-Fa-f]{2}([:\-])(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}\b"
     r"|\b[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\b",
     "crypto_wallet": r"\b[13][1-9A-HJ-NP-Za-km-z]{25,34}\b",
@@ -134,7 +132,7 @@ _REWRITTEN = [
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="0123456789abcfAFKLZ+()-.: /#@x\n13", min_size=0, max_size=80))
 def test_patterns_rewritten_for_speed_match_what_they_were_written_as(text):
-    assert len(_REWRITTEN) == 5
+    assert len(_REWRITTEN) == 3  # cards and IBANs are read by finders (groups, checksums)
     for detector, original in _REWRITTEN:
         assert _spans(detector.pattern.finditer(text)) == _spans(original.finditer(text)), detector.kind
 
