@@ -22,7 +22,9 @@ _CONFUSABLES = str.maketrans(
     "АВЕКМНОРСТХаеорсухіјѕԁɡΑΒΕΖΗΙΚΜΝΟΡΤΥΧονıⅰİ",
     "ABEKMHOPCTXaeopcyxijsdgABEZHIKMNOPTYXoviiI",
 )
-_URL_RUN = re.compile(r"[^\s\"'<>]*%[0-9A-Fa-f]{2}[^\s\"'<>]*")
+# From the start of a run only (a match starting inside a run would be rescanned from each of its characters).
+LOOKALIKES = frozenset(chr(code) for code in _CONFUSABLES)
+_URL_RUN = re.compile(r"(?<![^\s\"'<>])[^\s\"'<>]*%[0-9A-Fa-f]{2}[^\s\"'<>]*")
 _B64_RUN = re.compile(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{20,}={0,2}")
 _LITERAL = r"(?:\"[^\"\n]{1,200}\"|'[^'\n]{1,200}')"
 _CONCATENATION = re.compile(rf"{_LITERAL}(?:\s*(?:\+|\.|\|\||&)\s*{_LITERAL})+")
@@ -30,6 +32,26 @@ _CONCATENATION = re.compile(rf"{_LITERAL}(?:\s*(?:\+|\.|\|\||&)\s*{_LITERAL})+")
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 _DIGEST_OR_WORD = re.compile(r"[0-9a-fA-F]+|[A-Za-z]+")
+
+
+def _foldable() -> re.Pattern:
+    """Where folding can change what a detector sees: a character that folds to ASCII (a full-width letter, a
+    Cyrillic look-alike, a ligature), or invisible format characters between two ASCII characters."""
+    to_ascii, invisible = [], []
+    for code in [*range(0x80, 0x10000), *range(0x1D400, 0x1D800), *range(0xE0000, 0xE0080)]:
+        char = chr(code)
+        if unicodedata.category(char) == "Cf":
+            invisible.append(char)
+        elif any(ch.isascii() for ch in unicodedata.normalize("NFKC", char).translate(_CONFUSABLES)):
+            to_ascii.append(char)
+
+    def members(chars: list[str]) -> str:
+        return "".join(re.escape(ch) for ch in chars)
+
+    return re.compile(rf"[{members(to_ascii)}]|(?<=[\x00-\x7f])[{members(invisible)}]+(?=[\x00-\x7f])")
+
+
+FOLDABLE = _foldable()
 
 
 def folded(text: str) -> tuple[str, list[int]]:

@@ -15,6 +15,8 @@ from stdnum.ca import sin
 from stdnum.gb import nhs
 from stdnum.in_ import aadhaar
 
+from beliefs.defense.addresses import FORMS as ADDRESS_FORMS
+from beliefs.defense.addresses import address_spans
 from beliefs.defense.base import Detector, near
 from beliefs.defense.validators import (
     base58check_address,
@@ -129,8 +131,33 @@ def _card_layout(sizes: list[int]) -> bool:
     return len(sizes) >= 4 and all(size == 4 for size in sizes[:-1]) and 1 <= sizes[-1] <= 4
 
 
+# Every card layout holds four digits, at most three separator characters and four more digits.
+_CARD_SKELETON = re.compile(r"\d{4}[ \t\u00a0\u2009\u202f\-.\r\n]{0,3}\d{4}")
+_RUN_SEPARATORS = frozenset(" \t\u00a0\u2009\u202f-.\r\n")
+
+
+def _card_runs(text: str):
+    """``_CARD_RUN.finditer`` run only from where a stretch of digits and separators holding a skeleton starts."""
+    cursor = 0
+    for skeleton in _CARD_SKELETON.finditer(text):
+        if skeleton.end() <= cursor:
+            continue
+        start = skeleton.start()
+        while (
+            start > cursor
+            and (text[start - 1].isdecimal() or text[start - 1] in _RUN_SEPARATORS)
+            and skeleton.start() - start < 160
+        ):
+            start -= 1
+        for run in _CARD_RUN.finditer(text, start, min(len(text), skeleton.end() + 200)):
+            cursor = max(cursor, run.end())
+            yield run
+            if run.end() >= skeleton.end():
+                break
+
+
 def _card_spans(text: str):
-    for run in _CARD_RUN.finditer(text):
+    for run in _card_runs(text):
         groups = [(m.start(), m.end()) for m in _DIGIT_GROUP.finditer(text, run.start(), run.end())]
         best = None
         for i in range(len(groups)):
@@ -156,8 +183,24 @@ _IBAN_START = re.compile(
 )
 
 
+_TWO_DIGITS = re.compile(r"\d\d")
+
+
+def _iban_starts(text: str):
+    """``_IBAN_START`` matched where two letters stand before two digits (digits are rarer than letters)."""
+    cursor = 0
+    for pair in _TWO_DIGITS.finditer(text):
+        start = pair.start() - 2
+        if start < cursor or not text[start : start + 2].isascii() or not text[start : start + 2].isalpha():
+            continue
+        match = _IBAN_START.match(text, start)
+        if match:
+            cursor = match.end()
+            yield match
+
+
 def _iban_spans(text: str):
-    for match in _IBAN_START.finditer(text):
+    for match in _iban_starts(text):
         run = match.group(0)
         letters = [k for k, ch in enumerate(run) if ch.isalnum()]
         compact = "".join(run[k] for k in letters).upper()
@@ -453,52 +496,13 @@ PERSONAL: list[Detector] = [
         ),
         precheck=re.compile(rf"\b{_UK_POSTCODE}\b"),
     ),
-    # A street by its shape wherever it stands: a house number, words and a street suffix ("742 Evergreen
-    # Terrace"), a street word first ("55 Rue de Rivoli", "Via Roma 10"), a German street ("Hauptstraße 5"),
-    # or a post-office box; then, when present, a flat, the town, and a state and ZIP or a postcode. Each
-    # form is run only in the windows around its skeleton (bounded lengths throughout).
-    *(
-        Detector(
-            "street_address", "pii", re.compile(head + _ADDRESS_TAIL), precheck=skeleton, windowed=True, keywords=words
-        )
-        for head, skeleton, words in (
-            (
-                rf"\b\d{{1,5}}[A-Za-z]?,?\s{{1,3}}(?:(?:{_BWORD}|of|des|del|du|de|la|le|da|di)\s{{1,3}}){{1,4}}?"
-                rf"{_SUFFIX}(?![A-Za-z])",
-                # the house number and the word after it (a digit is found faster than forty suffixes)
-                re.compile(r"\d[A-Za-z]?,?\s{1,3}[A-Za-z]"),
-                (),
-            ),
-            (
-                rf"(?:\b\d{{1,5}}[A-Za-z]?,?\s{{1,3}}{_STREET_FIRST}(?:\s{{1,3}}(?:{_BWORD}|des|del|dos|das|du|de|la|le|"
-                rf"da|di)(?![a-z])){{1,4}}|\b{_STREET_FIRST}(?:\s{{1,3}}(?:{_BWORD}|della|des|del|de|di)(?![a-z])){{1,3}}"
-                r"\s{1,3}\d{1,4}[A-Za-z]?\b)",
-                re.compile(rf"\b{_STREET_FIRST}\b"),
-                (
-                    "rue",
-                    "via",
-                    "viale",
-                    "calle",
-                    "chemin",
-                    "avenida",
-                    "rua",
-                    "strada",
-                    "carrer",
-                    "piazza",
-                    "paseo",
-                    "allée",
-                    "impasse",
-                    "avenue",
-                    "boulevard",
-                ),  # fmt: skip
-            ),
-            (
-                r"\b[A-ZÄÖÜ][a-zäöüß]{0,30}(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm)\s{1,3}\d{1,4}[a-z]?\b",
-                re.compile(r"(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm)\s{1,3}\d"),
-                ("straße", "strasse", "str.", "weg", "gasse", "platz", "allee", "ring", "damm"),
-            ),
-            (r"\bP\.?\s?O\.?\s?Box\s{1,3}\d{1,6}\b", re.compile(r"\bBox\s{1,3}\d"), ("box",)),
-        )
+    # A street by its shape wherever it stands, in several countries' layouts (``addresses``): found from the
+    # street words in one pass, each form matched only where its word is.
+    Detector(
+        "street_address",
+        "pii",
+        ADDRESS_FORMS[0],
+        finder=address_spans,
     ),
     Detector(
         "mac_address",

@@ -21,7 +21,7 @@ from ahocorasick_rs import AhoCorasick
 
 from beliefs.defense.detectors import CATEGORY, DETECTORS, Detector
 from beliefs.defense.narrow import finditer_at, finditer_near, reach
-from beliefs.defense.normalise import concatenations, decoded_runs, despaced, folded
+from beliefs.defense.normalise import FOLDABLE, LOOKALIKES, concatenations, decoded_runs, despaced, folded
 from beliefs.defense.validators import ip_kind
 
 _PRIORITY = {"private_key": 0, "credential": 1, "pii": 2, "network": 3}
@@ -234,21 +234,38 @@ _DECODED = [d for d in DETECTORS if d.kind != "high_entropy_secret"]
 
 
 _WINDOW = 160
+# A letter that is not a look-alike of a Latin one (``и``, ``ж``, ``λ``).
+_OTHER_LETTER = re.compile(rf"(?![{re.escape(''.join(sorted(LOOKALIKES)))}])[^\W\d_]")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 
 def _folded_findings(text: str, ips: str) -> list[Finding]:
     """Detectors re-run on the Unicode-folded text, only around the places folding changed (with room for labels)."""
+    if not FOLDABLE.search(text):
+        return []  # (no character that folding would turn into ASCII, no invisible one between ASCII)
     variant, index = folded(text)
     if variant == text:
         return []
     # Only changes that can complete an ASCII value matter: a look-alike that became ASCII, or an invisible
     # character dropped from between ASCII characters (not a Persian ZWNJ or an emoji joiner).
     # ASCII is copied as it is, so both happen only where the text has runs of other characters.
+    # A look-alike letter inside a word of its own script (Russian or Greek prose: the run of other characters
+    # stands between non-letters and holds letters that look like no Latin one) is that language, not an evasion.
     changed = []
     for run in _NON_ASCII.finditer(text):
         first, last = bisect_left(index, run.start()), bisect_left(index, run.end())
-        changed += [i for i in range(first, last) if variant[i] != text[index[i]] and variant[i].isascii()]
+        own_script = (
+            not (run.start() and text[run.start() - 1].isalnum())
+            and not (run.end() < len(text) and text[run.end()].isalnum())
+            and _OTHER_LETTER.search(text, run.start(), run.end()) is not None
+        )
+        changed += [
+            i
+            for i in range(first, last)
+            if variant[i] != text[index[i]]
+            and variant[i].isascii()
+            and not (own_script and text[index[i]] in LOOKALIKES)
+        ]
         changed += [
             i
             for i in range(max(1, first), min(len(index), last + 1))

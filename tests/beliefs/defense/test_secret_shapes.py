@@ -1,0 +1,260 @@
+"""Secrets and personal data in the shapes people write them, with the look-alikes that must stay clean.
+
+Every value below was made up for these tests (none comes from a measured corpus): AWS secrets beside their key
+id with no label, Azure connection strings, SAS URLs and DevOps tokens, IBANs in lower case or split across
+groups and lines, passports named in several languages or read from a machine-readable zone, passwords as
+JSON/YAML/ENV values and in sentences, card numbers with dots or next to an expiry and a CVV, street addresses
+in several countries' layouts. A value is caught when every non-space character of it lies inside a finding.
+"""
+
+# ruff: noqa: E501 (the test texts are kept whole, one a line)
+
+from __future__ import annotations
+
+import pytest
+
+from beliefs.defense.scanner import scan
+
+
+def _caught(text: str, value: str) -> bool:
+    start = text.index(value)
+    spans = [(f.start, f.end) for f in scan(text)]
+    return all(ch.isspace() or any(s <= i < e for s, e in spans) for i, ch in enumerate(value, start))
+
+
+POSITIVES = [
+    (
+        "aws",
+        "Keys for the staging bucket: AKIAZ7QW3ER5TY8UI2OP and Xk9mPq2Lr7Vn4Bz8Wc1Ys6Td3Hf0Jg5Ka2Ne7Ru1 (rotate after the demo).",
+        "Xk9mPq2Lr7Vn4Bz8Wc1Ys6Td3Hf0Jg5Ka2Ne7Ru1",
+    ),
+    (
+        "aws",
+        "AKIAZ7QW3ER5TY8UI2OP,Xk9mPq2Lr7Vn4Bz8Wc1Ys6Td3Hf0Jg5Ka2Ne7Ru1,us-east-1",
+        "Xk9mPq2Lr7Vn4Bz8Wc1Ys6Td3Hf0Jg5Ka2Ne7Ru1",
+    ),
+    (
+        "aws",
+        '{"Credentials": {"AccessKeyId": "ASIAQ4RT7YU2IO9PLK3J", "SecretAccessKey": "b7Hn2Mq9Lx4Kc8Vz1Rw5Tp3Yd6Fs0Ga/Je2Nu7Qi", "Expiration": "2026-01-01T00:00:00Z"}}',
+        "b7Hn2Mq9Lx4Kc8Vz1Rw5Tp3Yd6Fs0Ga/Je2Nu7Qi",
+    ),
+    (
+        "aws",
+        "The AWS credentials for the billing export job (ask Priya before rotating): r4Tg8Yh2Uj6Ik0Ol3Pz7Xc1Vb5Nm9Qw+Ea2Sd4Ff",
+        "r4Tg8Yh2Uj6Ik0Ol3Pz7Xc1Vb5Nm9Qw+Ea2Sd4Ff",
+    ),
+    ("aws", "he pasted access key id AKIAX2C4V6B8N1M3Q5W7 into the ticket", "AKIAX2C4V6B8N1M3Q5W7"),
+    (
+        "aws",
+        "aws_access_key_id=AKIAX2C4V6B8N1M3Q5W7\naws_secret_access_key=Pq7Wm2Xn9Lk4Jh8Gf3Ds6Aa1Zz5Xx0Cc2Vv7Bb4N",
+        "Pq7Wm2Xn9Lk4Jh8Gf3Ds6Aa1Zz5Xx0Cc2Vv7Bb4N",
+    ),
+    (
+        "aws",
+        "Please use secret Pq7Wm2Xn9Lk4Jh8Gf3Ds6Aa1Zz5Xx0Cc2Vv7Bb4N for the key AKIAX2C4V6B8N1M3Q5W7.",
+        "Pq7Wm2Xn9Lk4Jh8Gf3Ds6Aa1Zz5Xx0Cc2Vv7Bb4N",
+    ),
+    (
+        "azure",
+        "DefaultEndpointsProtocol=https;AccountName=acmelogs01;AccountKey=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6QUJDREVGR0hJSktMTU5PUFFSU1Q0=;EndpointSuffix=core.windows.net",
+        "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6QUJDREVGR0hJSktMTU5PUFFSU1Q0=",
+    ),
+    (
+        "azure",
+        "Endpoint=sb://orders-bus.servicebus.windows.net/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=q8Vn3Lk7Xc2Bz9Mw4Rt6Yp1Hd5Js0Fg8Ua3Ke7Nq2W=",
+        "q8Vn3Lk7Xc2Bz9Mw4Rt6Yp1Hd5Js0Fg8Ua3Ke7Nq2W=",
+    ),
+    (
+        "azure",
+        "Blob link for the auditors: https://acmelogs01.blob.core.windows.net/exports/q3.csv?sv=2022-11-02&ss=b&srt=o&sp=r&se=2026-03-01T00:00:00Z&st=2026-02-01T00:00:00Z&spr=https&sig=k7Vn2Bq9Xc4Lm8Rt1Yp5Hd3Js6Fg0Ua2Ke7Nq9Wz4%3D",
+        "sig=k7Vn2Bq9Xc4Lm8Rt1Yp5Hd3Js6Fg0Ua2Ke7Nq9Wz4%3D",
+    ),
+    (
+        "azure",
+        "the storage account key for acmelogs01 is EqV8ib8HDy88YtDtXbiufMdI8X2Y4rUmer/BH3M1XS0DRdJuPnBIKpi99lSi0tcL21pffWQJEeNajnez0LHtfR== so keep it out of slack",
+        "EqV8ib8HDy88YtDtXbiufMdI8X2Y4rUmer/BH3M1XS0DRdJuPnBIKpi99lSi0tcL21pffWQJEeNajnez0LHtfR==",
+    ),
+    (
+        "azure",
+        'AZURE_CLIENT_SECRET="Xy8Q~k2Lm9Xv4Bq7Rt1Yp5Hd3Js6Fg0Ua2Ke7Nq9W"',
+        "Xy8Q~k2Lm9Xv4Bq7Rt1Yp5Hd3Js6Fg0Ua2Ke7Nq9W",
+    ),
+    (
+        "azure",
+        "AccountEndpoint=https://acme-cosmos.documents.azure.com:443/;AccountKey=C2y6yDjf5R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==;",
+        "C2y6yDjf5R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==",
+    ),
+    (
+        "azure",
+        "az devops login with PAT 4xq7m2kz5nvlwp3yb6rct7dfhg2jsa5eu4io3kmn7wzq2vbxl6ta",
+        "4xq7m2kz5nvlwp3yb6rct7dfhg2jsa5eu4io3kmn7wzq2vbxl6ta",
+    ),
+    ("iban", "Please wire it to DE89 3704 0044 0532 0130 00 before Friday.", "DE89 3704 0044 0532 0130 00"),
+    ("iban", "my iban is gb29nwbk60161331926819 thanks", "gb29nwbk60161331926819"),
+    ("iban", "IBAN: FR14 2004 1010 0505 0001 3M02 606", "FR14 2004 1010 0505 0001 3M02 606"),
+    ("iban", "Konto: DE89-3704-0044-0532-0130-00", "DE89-3704-0044-0532-0130-00"),
+    ("iban", "Refund to NL91ABNA0417164300 (Jan de Vries).", "NL91ABNA0417164300"),
+    ("iban", "IBAN GB29 NWBK 6016\n1331 9268 19 (Lloyds)", "GB29 NWBK 6016\n1331 9268 19"),
+    ("iban", '{"name": "Ana Costa", "iban": "PT50000201231234567890154"}', "PT50000201231234567890154"),
+    ("iban", "es: ES91 2100 0418 4502 0005 1332.", "ES91 2100 0418 4502 0005 1332"),
+    ("iban", "CH93  0076  2011  6238  5295  7", "CH93  0076  2011  6238  5295  7"),
+    ("passport", "Passport no: 533380006, exp 2031", "533380006"),
+    ("passport", "Her passport number for the visa form is K4821937.", "K4821937"),
+    ("passport", "Numéro de passeport : 18AV46721", "18AV46721"),
+    ("passport", "Número de pasaporte: PAA123456", "PAA123456"),
+    ("passport", "Reisepass-Nr. C01X00T47", "C01X00T47"),
+    ("passport", '{"passportNumber": "X8823471", "nationality": "CA"}', "X8823471"),
+    ("passport", '{"travel_document": {"type": "P", "number": "E39182736"}}', "E39182736"),
+    ("passport", "travel document number: 902334551", "902334551"),
+    ("passport", "Numero di passaporto YA1234567 rilasciato a Roma", "YA1234567"),
+    ("passport", "Passport: GB / 120382991 / expires 2029-04-11", "120382991"),
+    (
+        "passport",
+        "P<GBRSMITH<<JOHN<PETER<<<<<<<<<<<<<<<<<<<<<<<\n1203829911GBR8501019M2904113<<<<<<<<<<<<<<06",
+        "120382991",
+    ),
+    ("passport", "He showed his passport (L898902C3) at the desk.", "L898902C3"),
+    ("password", '{"username": "ops", "password": "sunflower"}', "sunflower"),
+    ("password", "my password is hunter22!", "hunter22!"),
+    ("password", "pwd=Qz!8r#Lm", "Qz!8r#Lm"),
+    ("password", "passwd: Gr33n-Tea", "Gr33n-Tea"),
+    ("password", "the pass is Tango77#", "Tango77#"),
+    ("password", "db:\n  user: app\n  password: s3cr3tPass\n", "s3cr3tPass"),
+    ("password", "DB_PASSWORD=Winter2026!", "Winter2026!"),
+    ("password", "connect to postgres://app:Zk3!mPq9@db.internal:5432/main", "Zk3!mPq9"),
+    ("password", "ssh admin:Rt5%yU8i@10.1.2.3", "Rt5%yU8i"),
+    ("password", '{"user":"x","password":"O\'Neil#42"}', "O'Neil#42"),
+    ("password", "Password for the wifi: Kitchen-Sink-42", "Kitchen-Sink-42"),
+    ("password", "Login: j.doe / Password: Mango!Tree9", "Mango!Tree9"),
+    ("password", "Mot de passe : Soleil2025!", "Soleil2025!"),
+    ("password", "Passwort: Bergsee#19", "Bergsee#19"),
+    ("password", "contraseña: Luna*4421", "Luna*4421"),
+    ("password", "I reset it, the new password is now Falcon#2291.", "Falcon#2291"),
+    ("password", 'password="correct horse battery staple"', "correct horse battery staple"),
+    ("password", "pw: 7Gh!kLp2", "7Gh!kLp2"),
+    ("password", "his password was letmein2024", "letmein2024"),
+    ("card", "Card 4539.1488.0343.6467 exp 09/27", "4539.1488.0343.6467"),
+    ("card", "Visa 4539 1488 0343 6467 09/27 cvv 123", "4539 1488 0343 6467"),
+    ("card", "Jane Roe, DOB 1988-02-14, card 5555 5555 5555 4444, 12 High St", "5555 5555 5555 4444"),
+    ("card", "amex 3782 822463 10005", "3782 822463 10005"),
+    ("card", "card number: 4111-1111-1111-1111.", "4111-1111-1111-1111"),
+    ("card", "paid with 4539148803436467, billing zip 94107", "4539148803436467"),
+    ("card", "cc 4539  1488  0343  6467", "4539  1488  0343  6467"),
+    ("card", "card: 4539 1488\n0343 6467", "4539 1488\n0343 6467"),
+    ("card", '{"card": "5105105105105100", "exp": "11/28", "dob": "1990-05-05"}', "5105105105105100"),
+    ("card", "VISA-4539148803436467", "4539148803436467"),
+    ("card", "MC 2223 0031 2200 3222, phone 555-0134", "2223 0031 2200 3222"),
+    ("address", "Send it to 12 rue de la Paix, 75002 Paris, France.", "12 rue de la Paix, 75002 Paris, France"),
+    (
+        "address",
+        "Office: 1600 Pennsylvania Avenue NW, Washington, DC 20500",
+        "1600 Pennsylvania Avenue NW, Washington, DC 20500",
+    ),
+    ("address", "She lives at Unit 4, 12 Smith St, Parramatta NSW 2150.", "Unit 4, 12 Smith St, Parramatta NSW 2150"),
+    ("address", "Ship to 350 Bay St, Toronto, ON M5H 2S6", "350 Bay St, Toronto, ON M5H 2S6"),
+    ("address", "Keizersgracht 123, 1015 CJ Amsterdam", "Keizersgracht 123, 1015 CJ Amsterdam"),
+    ("address", "Drottninggatan 53, 111 21 Stockholm", "Drottninggatan 53, 111 21 Stockholm"),
+    ("address", "Hauptstraße 5, 10115 Berlin", "Hauptstraße 5, 10115 Berlin"),
+    ("address", "Calle de Alcalá 45, 28014 Madrid", "Calle de Alcalá 45, 28014 Madrid"),
+    ("address", "Via Roma 10, 00184 Roma RM", "Via Roma 10, 00184 Roma RM"),
+    (
+        "address",
+        "Av. Paulista, 1578 - Bela Vista, São Paulo - SP, 01310-200",
+        "Av. Paulista, 1578 - Bela Vista, São Paulo - SP, 01310-200",
+    ),
+    ("address", "my address is 42 elm street, springfield", "42 elm street, springfield"),
+    ("address", "Apt 4B, 221 Baker Street, London NW1 6XE", "Apt 4B, 221 Baker Street, London NW1 6XE"),
+    ("address", '{"street": "77 Massachusetts Ave", "city": "Cambridge", "zip": "02139"}', "77 Massachusetts Ave"),
+    ("address", "ul. Marszałkowska 84/92, 00-514 Warszawa", "ul. Marszałkowska 84/92, 00-514 Warszawa"),
+    ("address", "1-2-3 Marunouchi, Chiyoda-ku, Tokyo 100-0005", "1-2-3 Marunouchi, Chiyoda-ku, Tokyo 100-0005"),
+    ("address", "They moved to 58 Orchard Lane, Bath BA1 2QT last spring", "58 Orchard Lane, Bath BA1 2QT"),
+    ("address", "Deliver to 4821 W Cermak Rd Apt 2, Chicago, IL 60623", "4821 W Cermak Rd Apt 2, Chicago, IL 60623"),
+    ("address", "10 Downing St, London SW1A 2AA", "10 Downing St, London SW1A 2AA"),
+    ("address", "Bahnhofstrasse 21, 8001 Zürich, Switzerland", "Bahnhofstrasse 21, 8001 Zürich, Switzerland"),
+    (
+        "address",
+        "1600 Amphitheatre Parkway, Mountain View, CA 94043, USA",
+        "1600 Amphitheatre Parkway, Mountain View, CA 94043, USA",
+    ),
+    ("address", "home: 9 Queen's Road, Hong Kong", "9 Queen's Road"),
+    ("address", "Nørregade 10, 1165 København K", "Nørregade 10, 1165 København K"),
+]
+
+LOOKALIKES = [
+    "Order 4539-1488-0343-6468 shipped (tracking 1Z999AA10123456784).",
+    "Run id 550e8400-e29b-41d4-a716-446655440000 finished in 12 minutes.",
+    "commit 9fceb02d0ae598e95dc970b74767f19372d61af8 fixed the bug",
+    "ISBN 978-3-16-148410-0, version 2.14.3, build 10.0.19045.3693",
+    "upgrade to release 1.2.3.4 before Monday",
+    "FedEx tracking 7946 1234 5678 arrives Tuesday",
+    "USPS tracking 9400 1000 0000 0000 0000 00",
+    "Invoice INV-2024-00917, PO 4500123456, total 1,234.56 EUR",
+    "The passport office opens at 9; bring two photos and the form DS-82.",
+    "We walked 5 blocks down the street to the cafe.",
+    "password: ${DB_PASSWORD}",
+    "password: op://Private/postgres/password",
+    "password: !vault |",
+    "DB_PASSWORD=$(cat /run/secrets/db_password)",
+    "password: arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod/db-AbCdEf",
+    '"password": "{{ .Values.db.password }}"',
+    "password: ENC[AES256_GCM,data:Zm9vYmFy,iv:abc,tag:def,type:str]",
+    "Please reset your password at the link below.",
+    "sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg== is the integrity hash",
+    "Your order number is 4111 1111 1111 1112 and will ship soon.",
+    "The sample IBAN format is DE00 0000 0000 0000 0000 00.",
+    "Check the README section 3 Getting Started Guide for details",
+    "git sha 3f786850e387550fdab836ed7e6dc881de23001b and docker image sha256:2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824",
+    "passport renewal takes 6 weeks; the fee is 75 GBP.",
+    "document number 4500017721 was posted to the ledger",
+    "The meeting is in room 4B, 221 floor plan attached.",
+    "Set max_connections=200 and pool timeout 30s",
+    "Call me at 3pm about the 2 Main projects",
+    "ticket ABC-12345 and ABC-12346 closed",
+    "The AWS region us-east-1 hosts 3 buckets; bucket name logs-2024-archive-prod-eu.",
+]
+
+
+@pytest.mark.parametrize(("family", "text", "value"), POSITIVES, ids=[f"{p[0]}-{i}" for i, p in enumerate(POSITIVES)])
+def test_value_is_caught_whole(family, text, value):
+    assert _caught(text, value), [(f.kind, text[f.start : f.end]) for f in scan(text)]
+
+
+@pytest.mark.parametrize("text", LOOKALIKES)
+def test_lookalike_stays_clean(text):
+    assert scan(text) == []
+
+
+def test_card_is_picked_out_of_a_longer_run_by_layout_and_luhn():
+    text = "Visa 4539 1488 0343 6467 09/27 cvv 123"
+    assert [(f.kind, text[f.start : f.end]) for f in scan(text)] == [("credit_card", "4539 1488 0343 6467")]
+    # one digit off: Luhn fails, and no shorter stretch of whole groups is taken instead
+    assert scan("Visa 4539 1488 0343 6468 09/27") == []
+
+
+def test_iban_takes_the_longest_stretch_that_passes_mod_97():
+    text = "please pay DE89 3704 0044 0532 0130 00 is the account"
+    assert [text[f.start : f.end] for f in scan(text)] == ["DE89 3704 0044 0532 0130 00"]
+    assert scan("please pay DE89 3704 0044 0532 0130 01") == []
+
+
+def test_machine_readable_zone_needs_its_check_digits():
+    good = "1203829911GBR8501019M2904113<<<<<<<<<<<<<<06"
+    assert [f.kind for f in scan(good)] == ["passport_number"]
+    assert scan(good.replace("1GBR", "2GBR")) == []
+
+
+def test_document_number_is_a_passport_only_beside_words_of_identity():
+    assert [f.kind for f in scan("Nationality: CA, document number: X8823471, date of expiry 2031-02-02")] == [
+        "passport_number"
+    ]
+    assert scan("document number 4500017721 was posted to the ledger") == []
+
+
+def test_lower_case_address_needs_words_that_introduce_it():
+    assert [f.kind for f in scan("my address is 42 elm street, springfield")] == ["street_address"]
+    assert scan("we walked 42 long blocks up the street") == []
+
+
+def test_word_in_its_own_script_is_not_folded_but_a_mixed_one_is():
+    assert [f.kind for f in scan("p\u0430ssword: Hunter2Go!x")] == ["password_assignment"]
+    assert scan("Привет, как дела? Всё хорошо.") == []
