@@ -41,7 +41,7 @@ _GLUED = (
     "kade|singel|dijk|steeg|gatan|vägen|gata|väg|torget|gränd|vej|gade|allé|stræde|veien|vegen|gate|katu|tie|kuja"
 )
 _DIRECTION = r"(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\.?"
-_NUMBER = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,5}[A-Za-z]?)?"
+_NUMBER = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,5}[A-Za-z]?)?(?:[ \t](?:bis|ter|quater)\b)?"
 _CAPITAL = r"[A-ZÀ-ÝĀ-Ž]"
 _WORD = rf"(?:{_CAPITAL}[a-z]{{0,2}}\.|{_CAPITAL}[\w'’\-]{{0,30}}+)"  # "St." or "Mt." keep their dot
 _NAME = rf"(?:{_WORD}|\d{{1,3}}(?:st|nd|rd|th)|[dlDL]['’]{_CAPITAL}[\w\-]{{0,30}}+)"
@@ -65,9 +65,15 @@ _UK_POSTCODE = (
 )
 _POSTCODE = (
     rf"(?:{_UK_POSTCODE}|[ABCEGHJ-NPRSTVXY]\d[A-Z] ?\d[A-Z]\d|\d{{5}}-\d{{3,4}}|〒?\d{{3}}-\d{{4}}|\d{{2}}-\d{{3}}"
-    r"|\d{3} \d{2}|\d{4} ?[A-Z]{2}(?![A-Za-z])|[A-Z]{1,2}-\d{4,5}|\d{4,6})"
+    r"|\d{3} \d{2}|\d{4} ?[A-Z]{2}(?![A-Za-z])|[A-Z]{1,2}-\d{4,5}|[AC-FHKNPRTV-Y]\d{2} ?[AC-FHKNPRTV-Y0-9]{4}"
+    r"|\d{4,6})"
 )
-_TOWN = rf"{_WORD}(?:[ \t]{{1,2}}(?:{_WORD}|{_PARTICLE}[ \t]{{1,2}}{_WORD})){{0,2}}"
+# A town's words (never a postcode), then perhaps its district number ("Dublin 2")
+_TOWN_WORD = rf"(?!{_POSTCODE}(?![\w\-])){_WORD}"
+_TOWN = (
+    rf"{_TOWN_WORD}(?:[ \t]{{1,2}}(?:{_TOWN_WORD}|{_PARTICLE}[ \t]{{1,2}}{_TOWN_WORD})){{0,2}}"
+    r"(?:[ \t]\d{1,2}(?![\w\-]))?"
+)
 _SEPARATOR = r"(?:[ \t]{0,3}[,;][ \t]{0,3}|[ \t]{1,3}[-–][ \t]{1,3}|[ \t]{1,3}|[ \t]{0,3}\r?\n[ \t]{0,3})"
 _TAIL_PART = (
     rf"(?:{_UNIT}|{_POSTCODE}(?:[ \t]{{1,3}}{_TOWN})?(?![\w\-])|(?:{_STATES}|[A-Z]{{1,3}})(?![\w\-])|{_TOWN}(?![\w\-]))"
@@ -104,6 +110,12 @@ _LOWER = re.compile(
     rf"(?<![\w.,/\-]){_NUMBER}[ \t]{{1,3}}(?:(?!{_LOWER_STOP}\b)[a-z][a-z'\-]{{1,24}}[ \t]{{1,3}}){{1,3}}"
     rf"(?:{_SUFFIXES})(?![\w\-])\.?{_LOWER_TAIL}"
 )
+# Baker Street, London NW1 6XE; MG Road, Bengaluru 560001 (no house number: a postcode must follow)
+_NAMED = re.compile(
+    rf"(?<![\w\-])(?:{_NAME}[ \t]{{1,3}}){{1,3}}(?i:{_SUFFIXES})(?![\w\-])\.?"
+    rf"(?=[ \t]{{0,2}},(?:{_SEPARATOR}(?:{_UNIT}|{_TOWN}|{_STATES}|[A-Z]{{1,3}})(?![\w\-])){{0,3}}{_SEPARATOR}"
+    rf"{_POSTCODE}(?![\w\-])){_TAIL}"
+)
 INTRODUCED = re.compile(
     r"(?i)\b(?:address|addr|live[sd]?|living|moved|move|ship(?:ped|ping)?|deliver(?:ed|y)?|send|sent|mail|post|"
     r"located|residence|resides|home|house|office|billing|stay(?:ing)?|visit|at|to)\b[^.\n]{0,24}$"
@@ -138,6 +150,18 @@ def _from_number(pattern: re.Pattern, text: str, lo: int, hi: int, past: int):
     return None
 
 
+_NAME_START = re.compile(rf"(?<![\w\-]){_CAPITAL}")
+
+
+def _from_name(text: str, lo: int, hi: int):
+    """A named street (no house number) from a capitalised word in ``[lo, hi)``, when a postcode follows it."""
+    for head in _NAME_START.finditer(text, lo, hi + 1):
+        match = _NAMED.match(text, head.start())
+        if match and match.end() > hi:
+            return match
+    return None
+
+
 def address_spans(text: str):
     """``(start, end)`` of each street address in ``text`` (the forms above, a flat or unit before included)."""
     lowered = text.lower()
@@ -166,6 +190,8 @@ def address_spans(text: str):
                 continue
             if match is None and word in _SUFFIX_WORDS:
                 match = _from_number(_NUMBER_FIRST, text, max(0, start - 90), start, start)
+                if match is None:
+                    match = _from_name(text, max(0, start - 70), start)
                 if match is None and lowered[start:end] == text[start:end]:
                     lower = _from_number(_LOWER, text, max(0, start - 80), start, start)
                     if lower and INTRODUCED.search(text, max(0, lower.start() - 48), lower.start()):

@@ -174,6 +174,29 @@ _DD = re.compile(r"(?i)\b(?:dd|datadog)[_\-]?(?:api|app|application)[_\-]?key|\b
 _TWILIO = re.compile(r"(?i)twilio|auth[_\-]?token|authtoken")
 _HEROKU = re.compile(r"(?i)heroku")
 _KEY_WORDS = re.compile(r"(?i)\b(?:keys?|secrets?|credentials?|tokens?|passwords?)\b")
+_CONNECTION_KEY = re.compile(
+    r"(?i)(?:AccountKey|SharedAccessKey|SharedSecretValue|PrimaryKey|SecondaryKey)\s*=\s*"
+    r"(?P<v>[A-Za-z0-9+/]{20,}={0,2})(?![A-Za-z0-9+/=])"
+)
+
+
+def _connection_spans(text: str):
+    """The whole ``Name=value;…`` run around each key of a connection string (a placeholder key is none)."""
+    cursor = 0
+    for match in _CONNECTION_KEY.finditer(text):
+        if match.start() < cursor or is_placeholder(match.group("v")):
+            continue
+        start = match.start()
+        while start > 0 and not _RUN_EDGE.match(text, start - 1):
+            start -= 1
+        edge = _RUN_EDGE.search(text, match.end())
+        end = edge.start() if edge else len(text)
+        while end > match.end() and text[end - 1] in ".,)":
+            end -= 1
+        cursor = end
+        yield start, end
+
+
 _DEVOPS = re.compile(r"(?i)\bpat\b|devops|azure|personal access token|\bado\b|dev\.azure\.com")
 _SAS = re.compile(r"(?i)(?<![A-Za-z])sig=[A-Za-z0-9%+/]{20,}")
 _RUN_EDGE = re.compile(r"[\s\"'<>`]")
@@ -199,6 +222,7 @@ def _sas_spans(text: str):
             yield start, end
 
 
+_PUBLIC_KEY_NAME = re.compile(r"(?i)(?:public|publishable|site|pub)[_\-]?key|keyid|key_id|keyname|key_name")
 _AZURE = re.compile(r"(?i)accountkey|account[_\-]?key|storage[_\-]?key|azure|\"key[12]\"|keyname")
 
 CONTEXT_KEYS: list[Detector] = [
@@ -261,18 +285,34 @@ CONTEXT_KEYS: list[Detector] = [
         keywords=("sig=",),
         finder=lambda text: _sas_spans(text),
     ),
-    # Keys inside connection strings (storage, Cosmos DB, Service Bus, Event Hubs, IoT Hub).
+    # Connection strings (storage, Cosmos DB, Service Bus, Event Hubs, IoT Hub): the whole string is the credential.
     Detector(
         "azure_storage_key",
         "credential",
-        re.compile(
-            r"(?i)(?:AccountKey|SharedAccessKey|SharedSecretValue|PrimaryKey|SecondaryKey)\s*=\s*"
-            r"(?P<v>[A-Za-z0-9+/]{20,}={0,2})(?![A-Za-z0-9+/=])"
-        ),
-        validate=lambda v: not is_placeholder(v),
-        group="v",
+        _CONNECTION_KEY,
         keywords=("accountkey", "sharedaccesskey", "sharedsecretvalue", "primarykey", "secondarykey"),
-        at_keywords=True,
+        finder=lambda text: _connection_spans(text),
+    ),
+    # A 64-byte key in base64 (88 characters ending "==") is a secret wherever it stands, unless it is a digest.
+    Detector(
+        "azure_storage_key",
+        "credential",
+        re.compile(rf"(?<![A-Za-z0-9+/])(?P<v>{B64}{{86}}==)(?![A-Za-z0-9+/=])"),
+        validate=lambda v: random_secret(v[:44]),
+        group="v",
+        keywords=("==",),
+        check=lambda text, start, end: not near(text, start, _HASH_CONTEXT, 40),
+        windowed=True,
+    ),
+    token("azure_devops_token", r"\b[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}\b", "AZDO", anchored=False),
+    # Azure Functions keys in the URL that calls the function (``…azurewebsites.net/api/x?code=…``).
+    Detector(
+        "url_token",
+        "credential",
+        re.compile(r"(?i)[?&]code=(?P<v>[A-Za-z0-9_\-]{30,}={0,2})"),
+        group="v",
+        keywords=("code=",),
+        check=lambda text, start, end: "azurewebsites" in text[max(0, start - 200) : start].lower(),
     ),
     # Azure DevOps personal access tokens (52 base32 characters) named as such nearby.
     Detector(
@@ -365,6 +405,22 @@ CONTEXT_KEYS: list[Detector] = [
         keywords=("key", "token", "secret"),
         anchored=True,
         check=lambda text, start, end: not near(text, start, _HASH_CONTEXT, 40),
+    ),
+    # A quoted value given to a key whose name ends in key, secret or token (``"primaryKey": "…"``,
+    # ``client_secret: '…'``): the whole quoted value, whatever characters it holds.
+    Detector(
+        "generic_api_key",
+        "credential",
+        re.compile(
+            r"(?i)(?:[a-z0-9]_?|\b)(?:key|secret|token)[\"']?[ \t]*(?:[:=]|=>)[ \t]*"
+            r"(?P<q>[\"'])(?P<v>[^\"'\s]{16,200})(?P=q)"
+        ),
+        validate=lambda v: keyed_secret(v) and (random_secret(v) or bool(re.search(r"[^A-Za-z0-9_\-.]", v))),
+        group="v",
+        keywords=("key", "secret", "token"),
+        check=lambda text, start, end: (
+            not near(text, start, _HASH_CONTEXT, 40) and not _PUBLIC_KEY_NAME.search(text, max(0, start - 40), start)
+        ),
     ),
     Detector(
         "high_entropy_secret",
@@ -506,13 +562,26 @@ PASSWORDS: list[Detector] = [
         "credential",
         re.compile(
             rf"(?i)(?<![\w-]){_PASSWORD_KEYS}\b(?:[^\n.:=!?;@/]{{0,40}}?\b(?:is|was|ist|war|est|es|era|è|é|är|er|"
-            r"to|now|be)\b|[^\n.:=;@/]{0,40}?[:=])\s*(?:now\s+|set\s+to\s+|changed\s+to\s+)?"
+            r"to|now|be)\b:?|[^\n.:=;@/]{0,40}?[:=])\s*(?:now\s+|set\s+to\s+|changed\s+to\s+)?"
             r"(?:(?P<q>[\"'`])(?P<qv>[^\"'`\n]{4,64})(?P=q)|(?P<v>[^\s\"'`]{4,64}?)(?=[.,;:)]*(?:\s|$)))"
         ),
         validate=lambda v: password_value(v) and bool(re.search(r"\d|[^A-Za-z]|[A-Z].*[a-z]", v[1:])),
         group=("qv", "v"),
         keywords=_PASSWORD_KEY_WORDS,
         anchored=True,
+    ),
+    # A PIN or passcode given after its label ("PIN: 4821", ``"pin": "804271"``, "the passcode is 739105").
+    Detector(
+        "password_in_prose",
+        "credential",
+        re.compile(
+            r"(?i)\b(?:pin(?:[ _\-]?code)?|passcode|pass code|access code|door code|alarm code)\b[\"']?[ \t]*"
+            r"(?:[:=]|is|was|:\s*is)[ \t]*[\"']?(?P<v>\d{4,8})(?![\w\-/.:])"
+        ),
+        validate=lambda v: len(set(v)) >= 2 and v not in "0123456789" and v not in "9876543210",
+        group="v",
+        keywords=("pin", "passcode", "pass code", "access code", "door code", "alarm code"),
+        at_keywords=True,
     ),
     # ``user:password@host`` without a scheme (ssh, scp, a DSN fragment).
     Detector(

@@ -116,7 +116,7 @@ def _phone_check(text: str, start: int, end: int) -> bool:
 
 # Card numbers: digit groups split by spaces, dashes, dots or a line break. A run of groups may hold more than the
 # card (an expiry, a CVV, a phone number after it): the card is the longest stretch of whole groups laid out as
-# cards are printed (one block of 13-19 digits, 4-4-4-4(-1..3), 4-6-5 or 4-6-4) that passes Luhn and an issuer range.
+# cards are printed (13-19 digits whole, 4-4-4-4, 4-4-4-4-3, 4-4-4-1..3, 4-6-5, 4-6-4), with Luhn and an issuer range.
 _CARD_SEPARATOR = r"(?:[ \t\u00a0\u2009\u202f]{1,3}|[ \t]?[\-.][ \t]?|[ \t]?\r?\n[ \t]?)"
 _CARD_RUN = re.compile(rf"(?<![\d.,/])(?<!\d-)\d{{1,19}}(?:{_CARD_SEPARATOR}\d{{1,19}}){{0,7}}(?![\d])")
 _DIGIT_GROUP = re.compile(r"\d+")
@@ -128,7 +128,10 @@ def _card_layout(sizes: list[int]) -> bool:
         return 13 <= sizes[0] <= 19
     if tuple(sizes) in _CARD_LAYOUTS:
         return True
-    return len(sizes) >= 4 and all(size == 4 for size in sizes[:-1]) and 1 <= sizes[-1] <= 4
+    # 4-4-4-4, 4-4-4-4-3 (19 digits), 4-4-4-1..3 (13-15 digits)
+    return tuple(sizes) in ((4, 4, 4, 4), (4, 4, 4, 4, 3)) or (
+        len(sizes) == 4 and sizes[:3] == [4, 4, 4] and sizes[3] < 4
+    )
 
 
 # Every card layout holds four digits, at most three separator characters and four more digits.
@@ -158,6 +161,8 @@ def _card_runs(text: str):
 
 def _card_spans(text: str):
     for run in _card_runs(text):
+        if run.start() and text[run.start() - 1].isalpha():
+            continue  # digits glued to letters: a code or an account (``DE89 3704 …``), not a card
         groups = [(m.start(), m.end()) for m in _DIGIT_GROUP.finditer(text, run.start(), run.end())]
         best = None
         for i in range(len(groups)):
@@ -503,6 +508,18 @@ PERSONAL: list[Detector] = [
         "pii",
         ADDRESS_FORMS[0],
         finder=address_spans,
+    ),
+    # Japanese, Chinese and Korean addresses: prefecture or province, city or ward, then block numbers.
+    Detector(
+        "street_address",
+        "pii",
+        re.compile(
+            r"(?:〒\s?\d{3}-\d{4}\s*)?[\u3400-\u9fff\u3040-\u30ff]{1,12}?(?:都|道|府|県|省|市)"
+            r"[\u3400-\u9fff\u3040-\u30ff]{0,12}?(?:市|区|県|町|村|郡|县)[\u3400-\u9fff\u3040-\u30ff]{0,20}?"
+            r"[0-9０-９]{1,4}(?:号|番地?|丁目)?(?:[\-－‐−][0-9０-９]{1,4}(?:号|番地?)?){0,3}"
+            r"|[가-힣]{1,10}(?:시|도)\s?[가-힣]{1,10}(?:구|군)\s?[가-힣0-9]{1,15}(?:로|길)\s?\d{1,4}(?:-\d{1,4})?"
+        ),
+        keywords=("都", "道", "府", "県", "省", "市", "시", "도"),
     ),
     Detector(
         "mac_address",

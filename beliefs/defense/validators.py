@@ -123,9 +123,15 @@ def keyed_secret(text: str) -> bool:
     return not is_placeholder(core)
 
 
+_DIGITS = re.compile(r"\d{6,64}")
+
+
 def password_value(text: str) -> bool:
-    """A password as people write them: not a placeholder or reference, and not a single lowercase word."""
+    """A password as people write them: not a placeholder or reference, and not a single lowercase word.
+    Digits alone are one (a numeric password or PIN) unless they run in sequence or repeat."""
     core = text.strip("\"'`")
+    if _DIGITS.fullmatch(core):
+        return len(set(core)) >= 3 and not is_sequential_string(core)
     if len(core) < 6 or is_placeholder(core):
         return False
     if len(core) < 12 and _LOWER_WORD.fullmatch(core):
@@ -148,7 +154,13 @@ def card(text: str) -> bool:
 
 
 def iban_valid(text: str) -> bool:
-    return iban.is_valid(text)
+    """The IBAN mod-97 check, the country's length and its BBAN layout (not a national check digit: an account
+    written with a wrong one is still an account)."""
+    try:
+        iban.validate(text, check_country=False)
+    except ValueError:
+        return False
+    return True
 
 
 def us_ssn(text: str) -> bool:

@@ -178,6 +178,39 @@ POSITIVES = [
     ),
     ("address", "home: 9 Queen's Road, Hong Kong", "9 Queen's Road"),
     ("address", "Nørregade 10, 1165 København K", "Nørregade 10, 1165 København K"),
+    (
+        "azure",
+        "DefaultEndpointsProtocol=https;AccountName=acmelogs01;AccountKey=575yx8xm5MslfY5ubiheyEd7P4zDL/ak6J0kGODKdinZnLXicaBAg8WY1jzIRlNQb0prFmbh7+wy5yq1XoY1Ba==;EndpointSuffix=core.windows.net",
+        "DefaultEndpointsProtocol=https;AccountName=acmelogs01;AccountKey=575yx8xm5MslfY5ubiheyEd7P4zDL/ak6J0kGODKdinZnLXicaBAg8WY1jzIRlNQb0prFmbh7+wy5yq1XoY1Ba==;EndpointSuffix=core.windows.net",
+    ),
+    (
+        "azure",
+        "Here is what the portal showed under access keys, first one: 575yx8xm5MslfY5ubiheyEd7P4zDL/ak6J0kGODKdinZnLXicaBAg8WY1jzIRlNQb0prFmbh7+wy5yq1XoY1Ba==",
+        "575yx8xm5MslfY5ubiheyEd7P4zDL/ak6J0kGODKdinZnLXicaBAg8WY1jzIRlNQb0prFmbh7+wy5yq1XoY1Ba==",
+    ),
+    (
+        "azure",
+        '{"keys": [{"primaryKey": "IMcAxYmfsB4HbQLXjjlAFbVV6q9rXxtNDFyuzX9k1gn=", "secondaryKey": "=ng1k9XzuyFDNtxXr9q6VVbFAljjXLQbH4BsfmYxAcMI"}]}',
+        "IMcAxYmfsB4HbQLXjjlAFbVV6q9rXxtNDFyuzX9k1gn=",
+    ),
+    (
+        "azure",
+        "new token for the pipeline gcG9qpVTzqA05MFsHl7UeioEJP2NNern66nVberACpdclsxHKifxi5CvQUSHL8iLc7bE6wSt9cbMAZDOOeEe",
+        "gcG9qpVTzqA05MFsHl7UeioEJP2NNern66nVberACpdclsxHKifxi5CvQUSHL8iLc7bE6wSt9cbMAZDOOeEe",
+    ),
+    (
+        "azure",
+        "curl https://acme-fn.azurewebsites.net/api/export?code=NOrjj5VfqRTk8j1d-bWWbjkloG1QX647kdNl9cDo-_GbVMszvR4-EP==",
+        "NOrjj5VfqRTk8j1d-bWWbjkloG1QX647kdNl9cDo-_GbVMszvR4-EP==",
+    ),
+    ("iban", "wire to ES96 2100 0418 4502 0005 1339", "ES96 2100 0418 4502 0005 1339"),
+    ("password", '{"login": "kiosk", "pin": "804271"}', "804271"),
+    ("password", "The password is: Quartz#88", "Quartz#88"),
+    ("address", "Baker Street, London NW1 6XE", "Baker Street, London NW1 6XE"),
+    ("address", "12 bis rue Victor Hugo, 69002 Lyon", "12 bis rue Victor Hugo, 69002 Lyon"),
+    ("address", "4 Merrion Square, Dublin 2, D02 X285", "4 Merrion Square, Dublin 2, D02 X285"),
+    ("address", "送付先：〒100-0005 東京都千代田区丸の内1-2-3", "〒100-0005 東京都千代田区丸の内1-2-3"),
+    ("address", "서울특별시 중구 세종대로 110", "서울특별시 중구 세종대로 110"),
 ]
 
 LOOKALIKES = [
@@ -211,6 +244,11 @@ LOOKALIKES = [
     "Call me at 3pm about the 2 Main projects",
     "ticket ABC-12345 and ABC-12346 closed",
     "The AWS region us-east-1 hosts 3 buckets; bucket name logs-2024-archive-prod-eu.",
+    "The Main Street Festival 2024 starts at noon.",
+    "We met on Baker Street yesterday.",
+    "東京都は日本の首都です。",
+    '"pin": "123456"',
+    "integrity: sha512-575yx8xm5MslfY5ubiheyEd7P4zDL/ak6J0kGODKdinZnLXicaBAg8WY1jzIRlNQb0prFmbh7+wy5yq1XoY1Ba==",
 ]
 
 
