@@ -29,12 +29,14 @@ _SUFFIXES = (
     "pkwy|highway|hwy|close|crescent|cres|square|sq|loop|circle|cir|row|walk|gardens|grove|mews|trail|trl|plaza|"
     "alley|quay|wharf|rise|hill|park|view|heights|hts|point|ridge|green|path|pike|turnpike|expressway|expy|"
     "freeway|fwy|route|rte|cove|bend|crossing|xing|commons|hollow|glen|meadows?|manor|esplanade|parade|pde|"
-    "embankment|broadway|circus|vale|passage|promenade|chase|approach|crest|causeway|boardwalk|court?yard"
+    "embankment|broadway|circus|vale|passage|promenade|chase|approach|crest|causeway|boardwalk|court?yard|tce|cct|"
+    "cl|gr|gdns|crt|bvd|esp|mall|market|marg|nagar"
 )
 _STREET_FIRST = (
     "rue|avenue|av|avda|avenida|boulevard|bd|blvd|place|impasse|allée|allee|chemin|quai|cours|route|via|viale|"
     "corso|piazza|piazzale|largo|vicolo|calle|c/|carrer|passeig|paseo|plaza|plaça|camino|ronda|travesía|rua|"
-    "travessa|praça|alameda|estrada|rodovia|ulica|ul|aleja|al|plac|strada|calea|bulevardul|odos|utca"
+    "travessa|praça|alameda|estrada|rodovia|ulica|ul|aleja|al|plac|strada|calea|bulevardul|odos|utca|jalan|jln|jl|"
+    "lorong|soi|thanon|ulitsa|prospekt|iela|gatve|rruga|sokak|caddesi|cad"
 )
 _GLUED = (
     "straße|strasse|str\\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|steig|markt|straat|laan|gracht|plein|"
@@ -80,7 +82,9 @@ _TAIL_PART = (
 )
 _TAIL = rf"(?:{_SEPARATOR}{_TAIL_PART}){{0,6}}+"
 _LOWER_TAIL = r"(?:,[ \t]{0,2}(?!" + _LOWER_STOP + r"\b)[a-z][a-z\-]{2,24}\b)?"
-_UNIT_BEFORE = re.compile(rf"{_UNIT},?[ \t]{{1,3}}$")
+_UNIT_BEFORE = re.compile(
+    rf"(?:{_UNIT},?|(?i:unit|apt|flat|suite|no|nr|num|number|house|haus)\.?|(?i:no|nr)\.?[ \t]?\d{{1,5}},)[ \t]{{1,3}}$"
+)
 
 # 742 Evergreen Terrace; 1600 Pennsylvania Avenue NW; 12 rue de la Paix; 4821 W Cermak Rd Apt 2 (from the number)
 _NUMBER_FIRST = re.compile(

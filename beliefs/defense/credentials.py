@@ -222,7 +222,11 @@ def _sas_spans(text: str):
             yield start, end
 
 
-_PUBLIC_KEY_NAME = re.compile(r"(?i)(?:public|publishable|site|pub)[_\-]?key|keyid|key_id|keyname|key_name")
+_PUBLIC_KEY_NAME = re.compile(
+    r"(?i)(?:public|publishable|site|pub|idempotency|cache|partition|sort|row|foreign|object|s3|bucket|file|lookup|"
+    r"dedupe?|routing|shard|hash|signing|next[_\-]?page|page|continuation|cursor|sync|etag)[_\-]?(?:key|token)"
+    r"|keyid|key_id|keyname|key_name"
+)
 _AZURE = re.compile(r"(?i)accountkey|account[_\-]?key|storage[_\-]?key|azure|\"key[12]\"|keyname")
 
 CONTEXT_KEYS: list[Detector] = [
@@ -386,6 +390,7 @@ CONTEXT_KEYS: list[Detector] = [
         group="v",
         keywords=("api", "app", "access", "auth", "bearer", "token", "secret", "client", "consumer", "private"),
         anchored=True,
+        check=lambda text, start, end: not _PUBLIC_KEY_NAME.search(text, max(0, start - 40), start),
     ),
     # A key or token named in prose, its value after the word or "is" ("use the key 7f3b… when calling the API").
     Detector(
@@ -415,7 +420,7 @@ CONTEXT_KEYS: list[Detector] = [
             r"(?i)(?:[a-z0-9]_?|\b)(?:key|secret|token)[\"']?[ \t]*(?:[:=]|=>)[ \t]*"
             r"(?P<q>[\"'])(?P<v>[^\"'\s]{16,200})(?P=q)"
         ),
-        validate=lambda v: keyed_secret(v) and (random_secret(v) or bool(re.search(r"[^A-Za-z0-9_\-.]", v))),
+        validate=lambda v: keyed_secret(v) and random_secret(v) and not re.search(r"[:@\s]|^[a-z]+_", v),
         group="v",
         keywords=("key", "secret", "token"),
         check=lambda text, start, end: (
@@ -457,6 +462,10 @@ _PASSWORD_KEY_WORDS = (
     "heslo",
     "parola",
     "пароль",
+    "p/w",
+    "pword",
+    "pswd",
+    "psw",
 )
 _PASSWORD_KEYS = "(?:" + "|".join(re.escape(k).replace("\\ ", "[ _]") for k in _PASSWORD_KEY_WORDS) + ")"
 # Words that stand where a value would but say something about it ("password: required").
@@ -518,7 +527,7 @@ PASSWORDS: list[Detector] = [
             r"(?i)(?:(?<![A-Za-z0-9])|(?-i:(?<=[A-Z0-9])(?=[A-Z])|(?<=[a-z0-9])(?=[A-Z])))"
             rf"{_PASSWORD_KEY}(?:\"|')?(?:[ \t]*(?:[:=]|=>|:=)[ \t]*|[ \t]+)"
             r"(?:(?P<q>[\"'`])(?P<qv>(?:\\.|(?!(?P=q))[^\n\\]){4,128})(?P=q)"
-            r"|(?P<v>[^\s\"',;`)\]}]{4,128}(?<!:)(?![\w:])))"
+            r"|(?P<v>[^\s\"',;`)\]}]{4,128}(?<![:=])(?![\w:])))"
         ),
         validate=password_value,
         group=("qv", "v"),
@@ -570,6 +579,21 @@ PASSWORDS: list[Detector] = [
         keywords=_PASSWORD_KEY_WORDS,
         anchored=True,
     ),
+    # The value first, then what it is ("use Hunter22! as the password", "Blue#Harbor2024 is her new password").
+    Detector(
+        "password_in_prose",
+        "credential",
+        re.compile(
+            r"(?i)(?<![^\s\"'`(])(?P<v>[^\s\"'`]{6,64}?)[\"'`]?\s{1,3}(?:is|as|was|=)\s{1,3}(?:(?:the|my|our|your|his|her|their)\s{1,3})?"
+            r"(?:(?:new|temporary|temp|current|wifi|admin|root|login|account)\s{1,3}){0,2}"
+            r"(?:password|passphrase|passcode|pw|pwd)\b"
+        ),
+        validate=lambda v: password_value(v) and bool(re.search(r"\d", v)) and bool(re.search(r"[A-Za-z]", v)),
+        group="v",
+        keywords=("password", "passphrase", "passcode", "pw"),
+        precheck=re.compile(r"(?i)\s(?:is|as|was|=)\s+(?:\w+\s+){0,3}?(?:password|passphrase|passcode|pw|pwd)\b"),
+        windowed=True,
+    ),
     # A PIN or passcode given after its label ("PIN: 4821", ``"pin": "804271"``, "the passcode is 739105").
     Detector(
         "password_in_prose",
@@ -608,7 +632,9 @@ PASSWORDS: list[Detector] = [
             keywords=keywords,
         )
         for regex, keywords in (
-            (r"\s-p(?P<q>['\"]?)(?P<v>[^\s'\"]{4,128})(?P=q)(?=\s)", (" -p",)),
+            (r"\s-p(?P<q>['\"]?)(?P<v>[^\s'\"]{4,128})(?P=q)(?=\s|$)", (" -p",)),
+            (r"\bsshpass\s+-p\s*(?P<q>['\"]?)(?P<v>[^\s'\"]{4,128})(?P=q)", ("sshpass",)),
+            (r"type=[\"']password[\"'][^>]{0,80}?value=[\"'](?P<v>[^\"'\n]{4,128})[\"']", ("type=",)),
             (r"--password[= ](?P<q>['\"]?)(?P<v>[^\s'\"]{4,128})", ("--password",)),
             (r"\bcurl\b[^\n]*?\s-u\s+[^\s:]+:(?P<v>[^\s]{4,128})", ("curl",)),
             (r"\b(?:IDENTIFIED BY|PASSWORD)\s+'(?P<v>[^']{4,128})'", ("identified by", "password '")),

@@ -211,6 +211,14 @@ POSITIVES = [
     ("address", "4 Merrion Square, Dublin 2, D02 X285", "4 Merrion Square, Dublin 2, D02 X285"),
     ("address", "送付先：〒100-0005 東京都千代田区丸の内1-2-3", "〒100-0005 東京都千代田区丸の内1-2-3"),
     ("address", "서울특별시 중구 세종대로 110", "서울특별시 중구 세종대로 110"),
+    ("password", "use Hunter22! as the password for now", "Hunter22!"),
+    ("password", "Blue#Harbor2024 is her new password.", "Blue#Harbor2024"),
+    ("password", "mysql -uroot -pS3cretPw", "S3cretPw"),
+    ("password", "sshpass -p 'Qw3rty!9' ssh bob@h", "Qw3rty!9"),
+    ("password", '<input type="password" value="Hunter22x">', "Hunter22x"),
+    ("address", "Unit 5/23 Smith St, Parramatta NSW 2150", "Unit 5/23 Smith St, Parramatta NSW 2150"),
+    ("address", "No. 12, Jalan Sultan Ismail, 50250 Kuala Lumpur", "No. 12, Jalan Sultan Ismail, 50250 Kuala Lumpur"),
+    ("address", "Адрес: ул. Тверская, д. 7, кв. 12, Москва, 125009", "ул. Тверская, д. 7, кв. 12, Москва, 125009"),
 ]
 
 LOOKALIKES = [
@@ -249,6 +257,11 @@ LOOKALIKES = [
     "東京都は日本の首都です。",
     '"pin": "123456"',
     "integrity: sha512-575yx8xm5MslfY5ubiheyEd7P4zDL/ak6J0kGODKdinZnLXicaBAg8WY1jzIRlNQb0prFmbh7+wy5yq1XoY1Ba==",
+    '"nextPageToken": "CAoQAAx8Zy2LmQ9rT3vW"',
+    '"idempotencyKey": "ord_8f3K2mQ9xLp4Zr7W"',
+    "The password is what you set yesterday",
+    "Section 4.2 is the password policy",
+    "Visa 4539 1488 0343 6468 09/27",
 ]
 
 
