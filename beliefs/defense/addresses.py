@@ -47,7 +47,10 @@ _NUMBER = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,5}[A-Za-z]?)?(?:[ \t](?:bis|ter|quater)\
 _CAPITAL = r"[A-ZÀ-ÝĀ-Ž]"
 _WORD = rf"(?:{_CAPITAL}[a-z]{{0,2}}\.|{_CAPITAL}[\w'’\-]{{0,30}}+)"  # "St." or "Mt." keep their dot
 _NAME = rf"(?:{_WORD}|\d{{1,3}}(?:st|nd|rd|th)|[dlDL]['’]{_CAPITAL}[\w\-]{{0,30}}+)"
-_PARTICLE = r"(?:de|la|le|les|du|des|del|della|dei|di|da|dos|das|do|y|e|van|von|der|den|am|an|of|the|saint|st\.?)"
+_PARTICLE = (
+    r"(?:(?:de|la|le|les|du|des|del|della|dei|di|da|dos|das|do|y|e|van|von|der|den|am|an|of|the|saint)(?![\w'’\-])"
+    r"|st\.)"
+)
 _LOWER_STOP = (
     r"(?:the|a|an|this|that|these|those|my|our|your|his|her|their|its|down|up|across|along|over|by|on|in|of|and|"
     r"or|to|from|same|next|other|one|two|three|four|five|ten|blocks?|minutes?|miles?|km|meters?|metres?|times?|"
@@ -91,8 +94,7 @@ _NUMBER_FIRST = re.compile(
     rf"(?<![\w.,/\-]){_NUMBER},?[ \t]{{1,3}}(?:{_DIRECTION}[ \t]{{1,3}})?"
     rf"(?:(?:(?:{_NAME}|{_PARTICLE})[ \t]{{1,3}}){{1,4}}?(?i:{_SUFFIXES})(?![\w\-])\.?"
     rf"|(?i:{_STREET_FIRST})\.?(?:[ \t]{{1,3}}(?:{_PARTICLE}|{_NAME})){{1,5}})"
-    rf"(?:[ \t]{{1,2}}(?:N|S|E|W|NE|NW|SE|SW)(?![\w\-]))?"
-    rf"(?:[ \t]{{1,3}}(?:{_PARTICLE}[ \t]{{1,3}}){{0,3}}{_NAME}(?:[ \t]{{1,3}}{_NAME}){{0,3}})?{_TAIL}"
+    rf"(?:[ \t]{{1,2}}(?:N|S|E|W|NE|NW|SE|SW)(?![\w\-]))?{_TAIL}"
 )
 # Via Roma 10; Calle de Alcalá 45; Av. Paulista, 1578; ul. Marszałkowska 84/92 (from the street word)
 _STREET_WORD_FIRST = re.compile(
