@@ -401,7 +401,8 @@ PERSONAL: list[Detector] = [
     Detector(
         "in_aadhaar",
         "pii",
-        re.compile(r"(?<![\w\-])[2-9]\d{3}[ \-]?\d{4}[ \-]?\d{4}(?![\w\-])"),
+        # (not the first or last twelve digits of a longer grouped number such as a card)
+        re.compile(r"(?<![\w\-])(?<!\d )[2-9]\d{3}[ \-]?\d{4}[ \-]?\d{4}(?![\w\-])(?! \d)"),
         checked(aadhaar),
         precheck=re.compile(r"\d{4}[ \-]?\d{4}[ \-]?\d{4}"),
         windowed=True,
