@@ -33,7 +33,7 @@ _NOT_PERSONAL = re.compile(
     r"(?i)\b(?:order|po|p\.o\.|purchase|invoice|inv|part|sku|bin|warehouse|wh|case|ticket|meeting|build|version|ref|"
     r"tracking|serial|isbn|ean|upc|gtin|epoch|timestamp|zip|id|no\.? of|room|extension|port|pid|job|run|batch|ein|tin|"
     r"tax|document|doc|booking|confirmation|transaction|shipment|parcel|container|asset|licen[cs]e|policy|claim|"
-    r"model|release|firmware|patch|revision|rev)\b\s*(?:no\.?|num(?:ber)?|nr\.?|#|id)?\s*[:#.=\-]?\s*$"
+    r"model|release|firmware|patch|revision|rev|imei|imsi|iccid|meid|esn|vin|s/n|sn)\b\s*(?:no\.?|num(?:ber)?|nr\.?|#|id)?\s*[:#.=\-]?\s*$"
 )
 # A dotted number after these is a version, not an address ("release 1.2.3.4", "v10.0.0.1").
 _VERSION = re.compile(
@@ -89,8 +89,14 @@ _NON_DIGITS = re.compile(r"\D")
 _FORMATTING = re.compile(r"[()\s.\-]")
 
 
+# Digits inside a code that letters began ("1Z 999 AA1 01 2345 678 4", a UPS tracking number).
+_CODE_BEFORE = re.compile(r"(?:\b1Z[ \dA-Z]{0,12}|\b[A-Z]+\d+ )$")
+
+
 def _phone_check(text: str, start: int, end: int) -> bool:
     raw = text[start:end]
+    if _CODE_BEFORE.search(text, max(0, start - 16), start):
+        return False
     number = _EXTENSION.split(raw)[0]
     digits = _NON_DIGITS.sub("", number)
     if not 7 <= len(digits) <= 15 or _DATE_OR_TIME.search(number) or near(text, start, _NOT_PERSONAL, 30):

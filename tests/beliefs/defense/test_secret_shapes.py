@@ -262,6 +262,10 @@ LOOKALIKES = [
     "The password is what you set yesterday",
     "Section 4.2 is the password policy",
     "Visa 4539 1488 0343 6468 09/27",
+    "UPS 1Z 999 AA1 01 2345 678 4",
+    "IMEI 490154203237518",
+    "ISBN 0-306-40615-2 and 978-0-306-40615-7",
+    "ORCID 0000-0002-1825-0097",
 ]
 
 
