@@ -34,15 +34,20 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 _DIGEST_OR_WORD = re.compile(r"[0-9a-fA-F]+|[A-Za-z]+")
 
 
+# ASCII a folded character must become to complete a value (not a space or a full stop: "…" or a no-break space
+# folding to "..." or " " changes nothing a detector needs, and card and IBAN separators already include them).
+VALUE_ASCII = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_:/@+=~#$%&*!?")
+
+
 def _foldable() -> re.Pattern:
-    """Where folding can change what a detector sees: a character that folds to ASCII (a full-width letter, a
-    Cyrillic look-alike, a ligature), or invisible format characters between two ASCII characters."""
+    """Where folding can change what a detector sees: a character that folds to ASCII a value is made of (a
+    full-width letter, a Cyrillic look-alike, a ligature), or invisible format characters between two ASCII ones."""
     to_ascii, invisible = [], []
     for code in [*range(0x80, 0x10000), *range(0x1D400, 0x1D800), *range(0xE0000, 0xE0080)]:
         char = chr(code)
         if unicodedata.category(char) == "Cf":
             invisible.append(char)
-        elif any(ch.isascii() for ch in unicodedata.normalize("NFKC", char).translate(_CONFUSABLES)):
+        elif any(ch in VALUE_ASCII for ch in unicodedata.normalize("NFKC", char).translate(_CONFUSABLES)):
             to_ascii.append(char)
 
     def members(chars: list[str]) -> str:

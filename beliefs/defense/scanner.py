@@ -21,7 +21,7 @@ from ahocorasick_rs import AhoCorasick
 
 from beliefs.defense.detectors import CATEGORY, DETECTORS, Detector
 from beliefs.defense.narrow import finditer_at, finditer_near, reach
-from beliefs.defense.normalise import FOLDABLE, LOOKALIKES, concatenations, decoded_runs, despaced, folded
+from beliefs.defense.normalise import FOLDABLE, LOOKALIKES, VALUE_ASCII, concatenations, decoded_runs, despaced, folded
 from beliefs.defense.validators import ip_kind
 
 _PRIORITY = {"private_key": 0, "credential": 1, "pii": 2, "network": 3}
@@ -263,7 +263,7 @@ def _folded_findings(text: str, ips: str) -> list[Finding]:
             i
             for i in range(first, last)
             if variant[i] != text[index[i]]
-            and variant[i].isascii()
+            and variant[i] in VALUE_ASCII
             and not (own_script and text[index[i]] in LOOKALIKES)
         ]
         changed += [
