@@ -27,6 +27,9 @@ _MODES = {
     "full+hop": {"settings": {"RECALL_HOP_WEIGHT": 0.1}},
     # The graph channel as it was: seeded by entities of every kind, names included.
     "full+graph-all-kinds": {"settings": {"RECALL_GRAPH_SEED_KINDS": ()}},
+    "full+fetch": {"settings": {"RECALL_HOP_FETCH": 8}},
+    "full+neighbour": {"settings": {"RECALL_NEIGHBOUR_TOKENS": 40}},
+    "full+fetch+neighbour": {"settings": {"RECALL_HOP_FETCH": 8, "RECALL_NEIGHBOUR_TOKENS": 40}},
     "full+feedback+hop": {"settings": {"RECALL_FEEDBACK": 0.75, "RECALL_HOP_WEIGHT": 0.1}},
     "full+all": {"settings": {"RECALL_FEEDBACK": 0.75, "RECALL_HOP_WEIGHT": 0.1, "RECALL_COVERAGE": 0.3}},
 }

@@ -336,6 +336,12 @@ MEMORYHUB = {
     # Second hop: the vote of an item that mentions an entity the first ranking's best items mention and the
     # question does not, on the scale of the temporal and graph votes; 0 switches it off.
     "RECALL_HOP_WEIGHT": float(os.environ.get("MEMORYHUB_RECALL_HOP_WEIGHT", "0")),
+    # Second hop that fetches: how many episodes of other threads, reached through a rare word of the best items
+    # that the question does not use, join the pool below the items that lead to them; 0 switches it off.
+    "RECALL_HOP_FETCH": env_int("MEMORYHUB_RECALL_HOP_FETCH", 0),
+    # Neighbouring-turn context: a packed episode brings its thread neighbour along when that turn has at most this
+    # many tokens and names an entity it names (besides the speakers), inside the budget; 0 switches it off.
+    "RECALL_NEIGHBOUR_TOKENS": env_int("MEMORYHUB_RECALL_NEIGHBOUR_TOKENS", 0),
     # Entity kinds the graph channel starts from (beliefs.engine.entities; "all" for every kind). Identifiers
     # (hosts, tickets, e-mails, services, versions, alert signatures, qualified ids) are what text similarity misses;
     # a person's or a place's name is a word the keyword channel matches already, and its graph votes cost recall

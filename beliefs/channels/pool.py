@@ -20,6 +20,7 @@ from django.db import connection
 
 from beliefs.channels.filters import EpisodeScope, id_array
 from beliefs.channels.keyword import K1, B, QueryTerms
+from memoryhub.tenancy import request_role
 
 # Episodes are looked up by primary key (``= ANY`` of an array): a join with the unnested ids or an ``IN`` over the
 # neighbour union was planned as a scan of the whole bank, most of the read's time at 10,000 episodes.
@@ -83,11 +84,119 @@ class PoolRows:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def extended(self, other: PoolRows) -> PoolRows:
+        """These rows, then ``other``'s (counted as added rows, thread neighbours not linked)."""
+        ids = self.ids + other.ids
+        return PoolRows(
+            ids=ids,
+            texts=self.texts + other.texts,
+            tokens=np.concatenate([self.tokens, other.tokens]),
+            vectors=np.concatenate([self.vectors, other.vectors]),
+            subjects=self.subjects + other.subjects,
+            occurred_at=self.occurred_at + other.occurred_at,
+            recorded_at=self.recorded_at + other.recorded_at,
+            sources=self.sources + other.sources,
+            provenance=self.provenance + other.provenance,
+            metadata=self.metadata + other.metadata,
+            flags=self.flags + other.flags,
+            lexical=np.concatenate([self.lexical, other.lexical]),
+            previous=np.concatenate([self.previous, np.full(len(other), -1, dtype=np.int64)]),
+            following=np.concatenate([self.following, np.full(len(other), -1, dtype=np.int64)]),
+            added=self.added + len(other),
+            position={pk: index for index, pk in enumerate(ids)},
+        )
+
     def metadata_of(self, i: int) -> dict:
         return json.loads(self.metadata[i]) if self.metadata[i] else {}
 
     def flags_of(self, i: int) -> tuple:
         return tuple(json.loads(self.flags[i]) or ()) if self.flags[i] else ()
+
+
+def _lexical(terms: QueryTerms | None) -> tuple[str, list]:
+    if terms is None or terms.empty:
+        return "0.0::float8", []
+    lexemes = sorted(terms.idf)
+    return _BM25, [terms.avg_length, lexemes, lexemes, [terms.idf[lexeme] for lexeme in lexemes]]
+
+
+# The second hop's fetch. ``words``: each source's rarest words (in at least two episodes, at most ``max_share`` of
+# the bank) that the question does not use; ``cand``: episodes matching any of them (GIN index; through the
+# tenant-checking function under row-level security); ``lead``: those outside the pool, in another thread than the
+# source whose word they share, each scored by the best such word: the source's score times idf(word) / idf(seen once).
+_FETCH = """
+    WITH src(id, score) AS (SELECT * FROM unnest(%s::bigint[], %s::float8[])),
+    docs AS (SELECT greatest(doc_count, 1)::float8 AS n FROM beliefs_banktextstats WHERE bank_id = %s),
+    words AS MATERIALIZED (
+        SELECT w.lexeme, w.df, w.score, w.thread FROM (
+            SELECT l.lexeme, t.doc_count AS df, src.score, se.thread,
+                   row_number() OVER (PARTITION BY src.id ORDER BY t.doc_count, l.lexeme) AS r
+            FROM src
+            JOIN beliefs_episode se ON se.id = src.id AND se.bank_id = %s
+            CROSS JOIN unnest(tsvector_to_array(se.search_vector)) AS l(lexeme)
+            JOIN beliefs_bankterm t ON t.bank_id = %s AND t.lexeme = l.lexeme
+            CROSS JOIN docs
+            WHERE t.doc_count > 1 AND t.doc_count <= %s * docs.n AND NOT (l.lexeme = ANY(%s::text[]))
+        ) w WHERE w.r <= %s
+    ),
+    cand AS ({candidates}),
+    lead AS (
+        SELECT e.id, max(w.score * ln(1 + docs.n / w.df) / ln(1 + docs.n)) AS lead
+        FROM cand
+        JOIN beliefs_episode e ON e.id = cand.id AND e.bank_id = %s
+        JOIN words w ON e.search_vector @@ to_tsquery('simple', quote_literal(w.lexeme))
+            AND (w.thread = '' OR e.thread <> w.thread)
+        CROSS JOIN docs
+        WHERE NOT (e.id = ANY(%s::bigint[])) AND ({scope})
+        GROUP BY e.id
+        ORDER BY lead DESC, e.id
+        LIMIT %s
+    )"""
+_WORDS_QUERY = "(SELECT to_tsquery('simple', string_agg(DISTINCT quote_literal(lexeme), ' | ')) FROM words)"
+# The request role matches through the tenant-checking function (row-level security keeps ``@@`` off the GIN index);
+# any other role matches directly. Which one this session is, PostgreSQL decides (a one-time filter), not a read.
+_FETCH_CANDIDATES = f"""
+    SELECT c.id FROM public.memoryhub_keyword_candidates(%s, {_WORDS_QUERY}, %s) c WHERE current_user = %s
+    UNION ALL
+    (SELECT e.id FROM beliefs_episode e
+     WHERE current_user <> %s AND e.bank_id = %s AND e.search_vector @@ {_WORDS_QUERY} LIMIT %s)"""
+# Per source, its rarest words that lead on; and how many episodes of their matches are read at most.
+FETCH_WORDS_PER_SOURCE = 3
+FETCH_MATCHES = 500
+
+
+def pool_fetch(
+    scope: EpisodeScope,
+    *,
+    sources: list[int],
+    source_scores: list[float],
+    exclude: list[int],
+    terms: QueryTerms,
+    limit: int,
+    dimensions: int,
+    max_share: float = 0.05,
+) -> tuple[PoolRows, np.ndarray]:
+    """Rows of up to ``limit`` episodes the ``sources`` lead to across threads through a rare word the question
+    (``terms``) does not use (``_FETCH``), best lead first, and each one's lead; one read, in the pool's columns."""
+    if not sources or limit <= 0:
+        return _columns([], [], dimensions, neighbours=False), np.zeros(0)
+    lexical, lexical_params = _lexical(terms)
+    sql = (
+        _FETCH.format(candidates=_FETCH_CANDIDATES, scope=scope.sql)
+        + f" SELECT {_COLUMNS}, {lexical}, NULL::bigint, NULL::bigint, lead.lead"
+        " FROM lead JOIN beliefs_episode e ON e.id = lead.id ORDER BY lead.lead DESC, e.id"
+    )
+    b = scope.bank_id
+    params = [list(sources), [float(x) for x in source_scores], b, b, b, max_share, sorted(terms.idf)]
+    role = request_role()
+    params += [FETCH_WORDS_PER_SOURCE, b, FETCH_MATCHES, role, role, b, FETCH_MATCHES]
+    params += [b, id_array(exclude), *scope.params, limit, *lexical_params]
+    connection.ensure_connection()
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(sql, params, binary=True)
+        rows = cursor.fetchall()
+    leads = np.array([float(row[-1]) for row in rows], dtype=np.float64)
+    return _columns([row[:-1] for row in rows], [row[0] for row in rows], dimensions, neighbours=False), leads
 
 
 def pool_rows(

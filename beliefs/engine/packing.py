@@ -7,6 +7,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from beliefs.engine.entities import entity_key, extract_entities
+
 T = TypeVar("T")
 
 MIN_TRIM_SOURCE_TOKENS = 64  # only items at least this long are trimmed rather than skipped
@@ -86,3 +88,32 @@ def best_passage(text: str, *, query: str, max_tokens: int, count_tokens: Callab
     while passage and count_tokens(passage) > max_tokens:  # tokenisation is not additive at the joins
         passage = passage[: int(len(passage) * 0.9)]
     return passage or None
+
+
+def with_neighbours(order, texts, subjects, tokens, previous, following, short: int) -> list[int]:
+    """``order`` with, right after each item, its thread neighbours (``previous``/``following`` positions, -1 none)
+    that are short (at most ``short`` tokens) and name an entity the item names, besides who is speaking: the
+    question or answer one turn away that makes a packed turn readable. Each position appears once, at its
+    first place."""
+    keys: dict[int, set[str]] = {}
+
+    def named(i: int) -> set[str]:
+        if i not in keys:
+            speakers = {entity_key(subject.rsplit(":", 1)[-1]) for subject in (subjects[i],) if subject}
+            keys[i] = {entity.key for entity in extract_entities(texts[i])} - speakers
+        return keys[i]
+
+    placed: set[int] = set()
+    result: list[int] = []
+    for i in (int(x) for x in order):
+        if i in placed:
+            continue
+        placed.add(i)
+        result.append(i)
+        for j in (int(previous[i]), int(following[i])):
+            if j < 0 or j in placed or tokens[j] > short:
+                continue
+            if named(i) & named(j):
+                placed.add(j)
+                result.append(j)
+    return result

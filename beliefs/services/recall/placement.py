@@ -85,6 +85,11 @@ def derived_item(draft: Draft) -> PackedItem:
     )
 
 
+def _added(ranking, i: int) -> str:
+    """What brought an added row: the second hop's fetch, or being a thread neighbour of a candidate."""
+    return "hop" if 0 <= ranking.fetched <= i else "context"
+
+
 def episode_item(draft: Draft, ranking) -> PackedItem:
     """A packed episode with its citation, read from the pool's rows, and what ranking said about it."""
     rows, i = ranking.rows, draft.position
@@ -104,7 +109,7 @@ def episode_item(draft: Draft, ranking) -> PackedItem:
         text=draft.text,
         tokens=draft.tokens,
         score=float(ranking.scores[i]),
-        channels=tuple(sorted(fused.channels[c] for c in found)) if at >= 0 else ("context",),
+        channels=tuple(sorted(fused.channels[c] for c in found)) if at >= 0 else (_added(ranking, i),),
         occurred_at=rows.occurred_at[i],
         recorded_at=rows.recorded_at[i],
         source=rows.sources[i],

@@ -18,9 +18,10 @@ from django.db import connection
 from banks.models import Bank
 from beliefs.channels import derived, graph, keyword, recency, semantic, temporal, vectors
 from beliefs.channels.filters import EpisodeScope, episode_scope
-from beliefs.channels.pool import PoolRows, pool_rows
+from beliefs.channels.pool import PoolRows, pool_fetch, pool_rows
+from beliefs.engine.feedback import HOP_SOURCES, top_positions
 from beliefs.engine.fusion import Fused, fuse
-from beliefs.engine.packing import MIN_TRIM_SOURCE_TOKENS, Packing, best_passage, pack_greedy
+from beliefs.engine.packing import MIN_TRIM_SOURCE_TOKENS, Packing, best_passage, pack_greedy, with_neighbours
 from beliefs.engine.rerank import cover, duplicates_of, rank_order, rerank_scores, subject_named
 from beliefs.engine.temporal import TimeRange, names_time
 from beliefs.engine.types import Hit, PackedItem, RecallFilters
@@ -165,6 +166,7 @@ class Ranking:
     dense: np.ndarray | None = None
     context: np.ndarray | None = None
     absorbed: dict[int, list[int]] = field(default_factory=dict)
+    fetched: int = -1  # rows from here on were fetched by the second hop (-1: none fetched)
 
     def dense_by_id(self) -> dict[int, float]:
         if self.dense is None:
@@ -227,11 +229,44 @@ def rank(request: RecallRequest, gathered: Gathered, batch: ChannelBatch) -> Ran
         rescore=rescore,
         batch=batch,
     )
+    fetched = len(rows)
+    if settings.MEMORYHUB["RECALL_HOP_FETCH"] > 0 and len(scores) > HOP_SOURCES:
+        with batch.timed("fetch"):
+            found, leads = _fetch(request, gathered, rows, in_pool, scores)
+        if len(found):
+            near = (found.vectors @ gathered.query_vector).astype(np.float64)
+            # Below direct hits: a fetched episode scores its lead, at most just under the weakest source.
+            weakest = float(scores[top_positions(scores, in_pool, HOP_SOURCES)].min())
+            leads = np.minimum(leads, np.nextafter(weakest, -np.inf))
+            rows, scores = rows.extended(found), np.concatenate([scores, leads])
+            dense, refined = np.concatenate([dense, near]), np.concatenate([refined, near])
+            context, fusion = (
+                np.concatenate([context, np.zeros(len(found))]),
+                np.concatenate([fusion, np.zeros(len(found))]),
+            )
+            fused_at = np.concatenate([fused_at, np.full(len(found), -1, dtype=np.int64)])
     order = rank_order(scores, fusion, np.asarray(rows.ids, dtype=np.int64))
     order, absorbed = duplicates_of(order, rows.vectors, rows.texts)
     coverage = settings.MEMORYHUB["RECALL_COVERAGE"]
     order = cover(order, scores, rows.vectors, coverage, refined, neighbours=(rows.previous, rows.following))
-    return Ranking(rows, fused, fused_at, order, scores, True, dense=dense, context=context, absorbed=absorbed)
+    return Ranking(
+        rows, fused, fused_at, order, scores, True, dense=dense, context=context, absorbed=absorbed, fetched=fetched
+    )
+
+
+def _fetch(request: RecallRequest, gathered: Gathered, rows: PoolRows, in_pool: np.ndarray, scores: np.ndarray):
+    """The second hop fetches: episodes of other threads that use a rare word of the best items the question does not
+    use (``pool_fetch``, one read), with the lead that reaches each."""
+    sources = top_positions(scores, in_pool, HOP_SOURCES)
+    return pool_fetch(
+        gathered.scope,
+        sources=[rows.ids[i] for i in sources],
+        source_scores=scores[sources].tolist(),
+        exclude=rows.ids,
+        terms=gathered.terms,
+        limit=settings.MEMORYHUB["RECALL_HOP_FETCH"],
+        dimensions=settings.MEMORYHUB["EMBEDDING_DIMENSIONS"],
+    )
 
 
 def _channel_column(fused: Fused, fused_at: np.ndarray, channel: str, *, raw: bool) -> np.ndarray:
@@ -255,9 +290,13 @@ def pack(request: RecallRequest, gathered: Gathered, ranking: Ranking) -> Packed
     rows = ranking.rows
     drafts = []
     if "episode" in request.options.kinds:
+        order = ranking.order
+        short = settings.MEMORYHUB["RECALL_NEIGHBOUR_TOKENS"]
+        if short > 0 and ranking.reranked:
+            order = with_neighbours(order, rows.texts, rows.subjects, rows.tokens, rows.previous, rows.following, short)
         drafts = [
             Draft(episode_id=rows.ids[i], position=int(i), text=rows.texts[i], tokens=int(rows.tokens[i]))
-            for i in ranking.order
+            for i in order
         ]
     derived_hits = gathered.derived.result()
     if derived_hits:

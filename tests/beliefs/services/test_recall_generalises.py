@@ -124,3 +124,38 @@ def test_the_graph_channel_starts_from_identifiers_not_names(caller):
     assert by_host.channel_counts["graph"] >= 2
     with _with(RECALL_GRAPH_SEED_KINDS=()):  # every kind: names lead too
         assert recall(bank=caller.bank, query="What did Priya buy?", budget_tokens=200).channel_counts["graph"] >= 2
+
+
+def test_the_second_hop_fetches_a_turn_of_another_session_the_first_pass_never_read(caller):
+    # The turn that answers the question's second half shares no word with the question (Omar speaks it, and it
+    # says neither "Priya" nor "still") and is not among the candidates any channel returns: sixty turns about
+    # moving are closer to the question. Only the rare town it shares with the best turn leads to it.
+    ids = _turns(
+        caller.bank,
+        [
+            (1, "Priya", "I moved here from Tartu four years ago, right after university."),
+            (1, "Omar", "That is a big move. Do you miss it?"),
+            *[(2, "Priya", f"My cousin number {n} moved flats last spring.") for n in range(30)],
+            *[(3, "Omar", f"Moving day {n + 100}: so many boxes everywhere.") for n in range(30)],
+            (4, "Omar", "Your grandmother runs that bakery in Tartu and mails you rye bread."),
+            (4, "Priya", "Rye bread by post is the best kind of letter."),
+        ],
+    )
+    moved, grandmother = ids[0], ids[-2]
+    query = "Where did Priya move from four years ago, and who is still there?"
+
+    def run(fetch):
+        with _with(RECALL_HOP_FETCH=fetch, RECALL_CANDIDATES_PER_CHANNEL=5, RECALL_HOP_WEIGHT=0.0, RECALL_FEEDBACK=0.0):
+            return recall(bank=caller.bank, query=query, budget_tokens=160)
+
+    without, result = run(0), run(8)
+    assert moved in {item.item_id for item in without.items}
+    assert grandmother not in {item.item_id for item in without.items}
+    assert "fetch" not in without.channel_ms
+    found = {item.item_id: item for item in result.items}
+    assert [item.item_id for item in result.items].index(moved) == [item.item_id for item in without.items].index(moved)
+    assert grandmother in found and found[grandmother].channels == ("hop",)
+    assert found[grandmother].score < found[moved].score
+    # Only what a rare word of the best turns reaches is fetched: none of the turns about moving house.
+    assert all("hop" not in item.channels for item in result.items if item.item_id != grandmother)
+    assert "fetch" in result.channel_ms and result.tokens_used <= 160
