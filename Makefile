@@ -85,8 +85,9 @@ eval: setup
 		--modes full,full-no-rerank,full-no-temporal,full-no-graph,full-no-subject,full+coverage,semantic+keyword,graph,temporal \
 		--output locomo-ablations
 	cd benchmarks && ../$(PY) eval_locomo.py --database memoryhub_eval3 --budgets 256,1024 \
-		--modes full,full+graph-all-kinds,full-no-graph,full+hop,full+feedback,full+coverage,full+feedback+hop,full+all,keyword,semantic \
-		--held-out full,full+graph-all-kinds,full+hop,full+feedback,full+coverage,full+feedback+hop,full+all --output locomo-dev
+		--modes full,full+graph-all-kinds,full-no-graph,full+hop,full+feedback,full+coverage,full+feedback+hop,full+all,full+fetch,full+neighbour,full+fetch+neighbour,keyword,semantic \
+		--held-out full,full+graph-all-kinds,full+hop,full+feedback,full+coverage,full+feedback+hop,full+all,full+fetch,full+neighbour,full+fetch+neighbour \
+		--output locomo-dev
 	$(PY) benchmarks/update_readme.py
 
 # Consolidation of a 5,000-alert stream: compression, tokens per answer, throughput, citation integrity (minutes).

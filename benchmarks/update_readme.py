@@ -129,7 +129,9 @@ def locomo_dev_table(r: dict) -> str:
         ]
     spans = r.get("span_ms")
     if spans:
-        keys = [k for k in ("feedback", "hop", "graph", "rank_and_pack") if any(k in v for v in spans.values())]
+        keys = [
+            k for k in ("feedback", "hop", "fetch", "graph", "rank_and_pack") if any(k in v for v in spans.values())
+        ]
         lines += [
             "",
             "Mean span time per recall (ms, from `explain`, machine not kept quiet): "
