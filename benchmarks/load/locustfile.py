@@ -5,6 +5,12 @@ the banks and passes ``MEMORYHUB_LOAD_TARGETS`` (bank slug and API key pairs). E
 simulated agent works in one bank. ``MEMORYHUB_LOAD_RATE`` (requests per second per
 agent) paces agents for the step sweep, each starting at a random point of its cycle;
 without it they think 0.5–1.5 s between calls.
+
+Paced agents keep a cycle of their own: each starts at a random point of its cycle and then
+calls once per cycle from there. Locust's ``constant_throughput`` cannot do this: it measures
+the first cycle from when the agent was created, so a phase slept in ``on_start`` is taken back
+by a shorter first wait and every agent calls in the same instant from the second cycle on
+(40 agents at 4 requests/s: 40 concurrent requests every 10 s and nothing in between).
 """
 
 from __future__ import annotations
@@ -13,10 +19,11 @@ import itertools
 import json
 import os
 import random
+import time
 from datetime import UTC, datetime
 
 import gevent
-from locust import HttpUser, between, constant_throughput, task
+from locust import HttpUser, between, task
 
 TARGETS = json.loads(os.environ.get("MEMORYHUB_LOAD_TARGETS", "[]"))
 RATE = float(os.environ.get("MEMORYHUB_LOAD_RATE", "0"))
@@ -34,8 +41,17 @@ SERVICES = ["checkout", "billing", "search", "auth", "payments"]
 ACCOUNTS = ["acme-corp", "globex-labs", "initech-group", "hooli-retail"]
 
 
+_think = between(0.5, 1.5)
+
+
 class Agent(HttpUser):
-    wait_time = constant_throughput(RATE) if RATE else between(0.5, 1.5)
+    def wait_time(self) -> float:
+        if not RATE:
+            return _think(self)
+        # The next call is due one cycle after the previous one was due, or now if that call ran over its cycle.
+        now = time.perf_counter()
+        self._due = max(self._due + 1 / RATE, now)
+        return self._due - now
 
     def on_start(self):
         number = next(_counter)
@@ -44,10 +60,11 @@ class Agent(HttpUser):
         self.agent = f"agent-{number}"
         self.rng = random.Random(number)
         if RATE:
-            # Paced agents all start together and constant_throughput keeps each on its own fixed cycle, so
-            # without an offset every agent calls in the same instant once per cycle: "1 request/s" from 20
-            # agents was a burst of 20 concurrent requests every 20 s. A random phase spreads them over the cycle.
+            # Paced agents all start together; without an offset every agent would call in the same instant once
+            # per cycle ("1 request/s" from 40 agents: a burst of 40 concurrent requests every 40 s). A random
+            # phase spreads them over the cycle, and the cycle is counted from the first call.
             gevent.sleep(self.rng.uniform(0, 1 / RATE))
+            self._due = time.perf_counter()
 
     def _question(self) -> str:
         return self.rng.choice(QUESTIONS).format(
