@@ -373,14 +373,18 @@ def load_table(r: dict) -> str:
         ]
     lines += [
         "",
-        "| offered req/s | achieved | p50 | p95 | p99 | errors | background work drained after |",
-        "|---|---|---|---|---|---|---|",
+        "| offered req/s | achieved | p50 | p95 | p99 | recall p50 / p95 | errors | background work drained after |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for step in r["steps"]:
         drain = step.get("background_drain_s")
+        recall = (
+            f"{step['recall_p50_ms']:g} / {step['recall_p95_ms']:g} ms" if step.get("recall_p95_ms") is not None else "-"
+        )
         lines.append(
             f"| {step['offered_rps']:g} | {step['achieved_rps']} | {step['p50_ms']:g} ms | {step['p95_ms']:g} ms "
-            f"| {step['p99_ms']:g} ms | {100 * (step['error_rate'] or 0):.2f}% | {'-' if drain is None else f'{drain:g} s'} |"
+            f"| {step['p99_ms']:g} ms | {recall} | {100 * (step['error_rate'] or 0):.2f}% "
+            f"| {'-' if drain is None else f'{drain:g} s'} |"
         )
     lines.append("")
     if knee["offered_rps"]:

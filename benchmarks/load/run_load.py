@@ -273,6 +273,7 @@ def main() -> None:
                 stack, targets, users=args.users, seconds=args.step_seconds, rate=rate, prefix=out / f"step-{rate:g}"
             )
             total = routes.get("Aggregated", {})
+            recall = routes.get("recall (budget 512)", {})
             steps.append(
                 {
                     "offered_rps": rate,
@@ -280,6 +281,8 @@ def main() -> None:
                     "p50_ms": total.get("p50_ms"),
                     "p95_ms": total.get("p95_ms"),
                     "p99_ms": total.get("p99_ms"),
+                    "recall_p50_ms": recall.get("p50_ms"),
+                    "recall_p95_ms": recall.get("p95_ms"),
                     "error_rate": total.get("error_rate"),
                     # How long the workers took afterwards to finish the step's background work.
                     "background_drain_s": wait_for_background(stack),
