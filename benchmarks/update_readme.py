@@ -371,6 +371,7 @@ def load_table(r: dict) -> str:
             + ", ".join(f"{role} {value:g}" for role, value in cores.items() if value >= 0.01 or role == "total")
             + ".",
         ]
+    lines += ["", f"Step sweep, {setup['step_seconds']} s per rate:"] if setup.get("step_seconds") else []
     lines += [
         "",
         "| offered req/s | achieved | p50 | p95 | p99 | recall p50 / p95 | errors | background work drained after |",

@@ -317,6 +317,7 @@ def main() -> None:
             "background_drain_after_main_s": drains.get("main"),
             "reused_seed": args.reuse,
             "steps": "each starts with no background task queued or running",
+            "step_seconds": args.step_seconds,
         },
         "main": main_routes,
         # Average cores each role kept busy in the main run (the machine has 2; the load generator is not counted).
