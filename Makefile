@@ -128,7 +128,7 @@ chaos: setup
 	$(PY) benchmarks/update_readme.py
 
 # Agent load on loopback: 40 agents over 5 banks of 10,000 episodes for 10 minutes, plus a step sweep for the knee
-# (about 25 minutes). LOAD_ARGS="--banks 2 --episodes 2000 --minutes 1 --step-seconds 20" for a quick run.
+# (about 20 minutes; sweep steps of 30 s). LOAD_ARGS="--banks 2 --episodes 2000 --minutes 1 --step-seconds 20" for a quick run.
 load: setup
 	$(PY) -m pip install -q "locust>=2.30,<3"
 	cd benchmarks && ../$(PY) load/run_load.py $(LOAD_ARGS)

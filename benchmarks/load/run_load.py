@@ -242,7 +242,7 @@ def main() -> None:
     parser.add_argument("--users", type=int, default=40)
     parser.add_argument("--minutes", type=float, default=10)
     parser.add_argument("--rates", default="1,4,8,12,16,20,24,28,32", help="offered requests/s for the step sweep")
-    parser.add_argument("--step-seconds", type=int, default=60)
+    parser.add_argument("--step-seconds", type=int, default=30)
     parser.add_argument("--output", default="load")
     parser.add_argument("--reuse", action="store_true", help="keep the banks an earlier run seeded (quick reruns)")
     parser.add_argument("--web-workers", type=int, default=2, help="gunicorn worker processes")
