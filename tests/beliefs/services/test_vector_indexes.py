@@ -73,7 +73,10 @@ def test_a_large_bank_gets_an_index_of_its_own_and_its_search_reads_it(large_ban
         with CaptureQueriesContext(connection) as queries:
             approximate = semantic.search(bank=large_bank, query_vector=query, limit=10)
         exact = semantic.search(bank=large_bank, query_vector=query, limit=10, exact=True)
-        search_sql = next(q["sql"] for q in queries.captured_queries if "UNION ALL" in q["sql"])
+        # The scan settings travel in the same request as the search ("save; set; search; restore"): explain the search.
+        search_sql = next(
+            part for q in queries.captured_queries for part in q["sql"].split("; ") if "UNION ALL" in part
+        )
         with connection.cursor() as cursor:
             cursor.execute("SET LOCAL enable_seqscan = off")  # a 60-row table is cheaper to scan: ask what can serve
             cursor.execute("EXPLAIN " + search_sql)
