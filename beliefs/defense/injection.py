@@ -101,12 +101,19 @@ _STARTS = {pattern: start_literals(pattern) for _, pattern in RULES}
 _LITERALS = AhoCorasick(sorted(set().union(*(literals for _, _, literals in _RULES))))
 _START_WORDS = sorted(set().union(*_STARTS.values()))
 _START_FINDER = AhoCorasick(_START_WORDS)
+# The rules each start literal begins (by its index in ``_START_WORDS``), as ``id(pattern)``: hashing a compiled
+# pattern hashes its whole program, every time.
+_STARTED = [[id(pattern) for pattern, words in _STARTS.items() if word in words] for word in _START_WORDS]
+_NARROWED = frozenset(id(pattern) for pattern, words in _STARTS.items() if words)
 
 
-def _start_positions(variant: str) -> dict[str, list[int]]:
-    positions: dict[str, list[int]] = {}
+def _start_positions(variant: str) -> dict[int, list[int]]:
+    """Where a match of each rule with start literals may begin (the places one of its literals occurs), by
+    ``id(pattern)``."""
+    positions: dict[int, list[int]] = {}
     for word, start, _ in _START_FINDER.find_matches_as_indexes(variant, overlapping=True):
-        positions.setdefault(_START_WORDS[word], []).append(start)
+        for rule in _STARTED[word]:
+            positions.setdefault(rule, []).append(start)
     return positions
 
 
@@ -145,9 +152,8 @@ def _rule_findings(variant: str, index, rules, present=None) -> list[InjectionFi
     for family, pattern, literals in rules:
         if literals and literals.isdisjoint(present):
             continue
-        words = _STARTS.get(pattern) if starts is not None else None
-        if words:
-            matches = finditer_at(pattern, variant, [p for word in words for p in starts.get(word, ())])
+        if starts is not None and id(pattern) in _NARROWED:
+            matches = finditer_at(pattern, variant, starts.get(id(pattern), ()))
         else:
             matches = pattern.finditer(variant)
         for match in matches:

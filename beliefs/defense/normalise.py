@@ -39,9 +39,9 @@ _DIGEST_OR_WORD = re.compile(r"[0-9a-fA-F]+|[A-Za-z]+")
 VALUE_ASCII = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_:/@+=~#$%&*!?")
 
 
-def _foldable() -> re.Pattern:
-    """Where folding can change what a detector sees: a character that folds to ASCII a value is made of (a
-    full-width letter, a Cyrillic look-alike, a ligature), or invisible format characters between two ASCII ones."""
+def _foldable() -> tuple[frozenset[str], frozenset[str]]:
+    """The characters that fold to ASCII a value is made of (a full-width letter, a Cyrillic look-alike, a
+    ligature), and the invisible format characters."""
     to_ascii, invisible = [], []
     for code in [*range(0x80, 0x10000), *range(0x1D400, 0x1D800), *range(0xE0000, 0xE0080)]:
         char = chr(code)
@@ -49,14 +49,41 @@ def _foldable() -> re.Pattern:
             invisible.append(char)
         elif any(ch in VALUE_ASCII for ch in unicodedata.normalize("NFKC", char).translate(_CONFUSABLES)):
             to_ascii.append(char)
-
-    def members(chars: list[str]) -> str:
-        return "".join(re.escape(ch) for ch in chars)
-
-    return re.compile(rf"[{members(to_ascii)}]|(?<=[\x00-\x7f])[{members(invisible)}]+(?=[\x00-\x7f])")
+    return frozenset(to_ascii), frozenset(invisible)
 
 
-FOLDABLE = _foldable()
+def _char_class(chars) -> str:
+    """``[…]`` of ``chars`` as ranges of consecutive code points (``re`` tests members outside the Basic
+    Multilingual Plane one by one: as few of them as possible)."""
+    codes, parts = sorted(map(ord, chars)), []
+    first = 0
+    for i, code in enumerate(codes):
+        if i + 1 == len(codes) or codes[i + 1] != code + 1:
+            low, high = re.escape(chr(codes[first])), re.escape(chr(code))
+            parts.append(low if first == i else f"{low}-{high}")
+            first = i + 1
+    return "[" + "".join(parts) + "]"
+
+
+TO_ASCII, INVISIBLE = _foldable()
+_INVISIBLE_RUN = re.compile(_char_class(INVISIBLE) + "+")
+
+
+def foldable(text: str) -> bool:
+    """Whether folding can change what a detector sees: a character of ``TO_ASCII``, or a run of invisible format
+    characters between two ASCII ones.
+
+    (Set tests over the text: a character class of some 1,600 members, a few hundred of them outside the Basic
+    Multilingual Plane, is tested member by member for every character by ``re``, some 2 ms per 1 KB.)"""
+    if not TO_ASCII.isdisjoint(text):
+        return True
+    if INVISIBLE.isdisjoint(text):
+        return False
+    for run in _INVISIBLE_RUN.finditer(text):
+        # (no ASCII character is invisible, so a run with ASCII on both sides is a whole run)
+        if run.start() and text[run.start() - 1].isascii() and run.end() < len(text) and text[run.end()].isascii():
+            return True
+    return False
 
 
 def folded(text: str) -> tuple[str, list[int]]:

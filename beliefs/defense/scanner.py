@@ -21,7 +21,15 @@ from ahocorasick_rs import AhoCorasick
 
 from beliefs.defense.detectors import CATEGORY, DETECTORS, Detector
 from beliefs.defense.narrow import finditer_at, finditer_near, reach
-from beliefs.defense.normalise import FOLDABLE, LOOKALIKES, VALUE_ASCII, concatenations, decoded_runs, despaced, folded
+from beliefs.defense.normalise import (
+    LOOKALIKES,
+    VALUE_ASCII,
+    concatenations,
+    decoded_runs,
+    despaced,
+    foldable,
+    folded,
+)
 from beliefs.defense.validators import ip_kind
 
 _PRIORITY = {"private_key": 0, "credential": 1, "pii": 2, "network": 3}
@@ -241,7 +249,7 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 def _folded_findings(text: str, ips: str) -> list[Finding]:
     """Detectors re-run on the Unicode-folded text, only around the places folding changed (with room for labels)."""
-    if not FOLDABLE.search(text):
+    if not foldable(text):
         return []  # (no character that folding would turn into ASCII, no invisible one between ASCII)
     variant, index = folded(text)
     if variant == text:

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from beliefs.defense import injection, scanner
+from beliefs.defense import injection, normalise, scanner
 from beliefs.defense.detectors import DETECTORS
 from beliefs.defense.narrow import finditer_at, finditer_near, reach
 
@@ -91,7 +91,7 @@ def test_injection_rules_tried_at_their_start_literals_find_what_a_whole_text_sc
         variant, _ = injection._matchable(text)
         positions = injection._start_positions(variant)
         for pattern in narrowed:
-            starts = [p for word in injection._STARTS[pattern] for p in positions.get(word, ())]
+            starts = positions.get(id(pattern), [])
             assert _spans(finditer_at(pattern, variant, starts)) == _spans(pattern.finditer(variant)), pattern.pattern
 
 
@@ -140,3 +140,43 @@ def test_patterns_rewritten_for_speed_match_what_they_were_written_as(text):
 def test_patterns_rewritten_for_speed_match_what_they_were_written_as_on_both_corpora():
     for detector, original in _REWRITTEN:
         assert [t[:80] for t in TEXTS if _spans(detector.pattern.finditer(t)) != _spans(original.finditer(t))] == []
+
+
+# Where folding can change what a detector sees, as it was first written: one character class.
+_FOLDABLE_AS_WRITTEN = re.compile(
+    "["
+    + "".join(map(re.escape, sorted(normalise.TO_ASCII)))
+    + r"]|(?<=[\x00-\x7f])["
+    + "".join(map(re.escape, sorted(normalise.INVISIBLE)))
+    + r"]+(?=[\x00-\x7f])"
+)
+
+
+def test_foldable_is_the_character_class_it_replaces_on_both_corpora():
+    everything = "".join(chr(code) for code in range(0x110000) if not 0xD800 <= code < 0xE000)
+    # (the ranges the invisible characters are written as hold exactly them)
+    assert {m.group(0) for m in re.finditer(normalise._INVISIBLE_RUN.pattern[:-1], everything)} == normalise.INVISIBLE
+    assert len(normalise.TO_ASCII) > 1000 and {"\u200b", "\U000e0041"} <= normalise.INVISIBLE
+    for text in TEXTS:
+        assert normalise.foldable(text) == bool(_FOLDABLE_AS_WRITTEN.search(text)), text[:80]
+    for text in (
+        "a\u200bb",
+        "\u200bb",
+        "a\u200b",
+        "é\u200bb",
+        "a\u200b\u200c\ufeffb",
+        "a\u200bé\u200bb",
+        "ｆ",
+        "𝐀",
+        "аb",
+    ):
+        assert normalise.foldable(text) == bool(_FOLDABLE_AS_WRITTEN.search(text)), text
+
+
+_FOLDING = "ab1 .é中\u00a0\U0001f600\u200b\u200c\u200d\u2060\ufeff\U000e0041аеоｆ９𝐀"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=_FOLDING, min_size=0, max_size=12))
+def test_foldable_is_the_character_class_it_replaces_on_random_text(text):
+    assert normalise.foldable(text) == bool(_FOLDABLE_AS_WRITTEN.search(text))
