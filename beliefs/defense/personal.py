@@ -19,6 +19,7 @@ from beliefs.defense.addresses import FORMS as ADDRESS_FORMS
 from beliefs.defense.addresses import address_spans
 from beliefs.defense.base import Detector, near
 from beliefs.defense.validators import (
+    IBAN_LENGTHS,
     base58check_address,
     bech32_address,
     card,
@@ -213,12 +214,13 @@ def _iban_starts(text: str):
 def _iban_spans(text: str):
     for match in _iban_starts(text):
         run = match.group(0)
+        head = run[:2]
+        if not (head.isupper() or head.islower()) or head.upper() not in IBAN_LENGTHS:
+            continue  # (no IBAN of an unknown country is valid)
         letters = [k for k, ch in enumerate(run) if ch.isalnum()]
         compact = "".join(run[k] for k in letters).upper()
-        head = run[:2]
-        if not (head.isupper() or head.islower()):
-            continue
-        for length in range(min(34, len(compact)), 14, -1):
+        # Of the prefixes from 34 characters down to 15, only one of the country's length can be valid.
+        for length in [IBAN_LENGTHS[compact[:2]]] if 15 <= IBAN_LENGTHS[compact[:2]] <= min(34, len(compact)) else []:
             if iban_valid(compact[:length]):
                 last = letters[length - 1] + 1
                 if last < len(run) and run[last - 1].isalnum() and run[last].isalnum():

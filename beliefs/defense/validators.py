@@ -163,6 +163,23 @@ def iban_valid(text: str) -> bool:
     return True
 
 
+def _iban_lengths() -> dict[str, int]:
+    """The length of every valid IBAN by country code, from python-stdnum's registry (the code, two check digits
+    and a BBAN of a fixed layout such as ``8!n10!n``): ``iban_valid`` holds for no other length and no other code."""
+    lengths = {}
+    for code in (a + b for a in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" for b in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"):
+        layout = iban._ibandb.info(code)[0][1].get("bban")
+        if layout is not None:
+            parts = re.fullmatch(r"(?:\d+![nac])+", layout) and re.findall(r"(\d+)!", layout)
+            if not parts:
+                raise ValueError(f"IBAN layout of variable length for {code}: {layout}")
+            lengths[code] = 4 + sum(map(int, parts))
+    return lengths
+
+
+IBAN_LENGTHS = _iban_lengths()
+
+
 def us_ssn(text: str) -> bool:
     return ssn.is_valid(_NON_DIGITS.sub("", text))
 

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from beliefs.defense import injection, normalise, scanner
+from beliefs.defense import injection, normalise, personal, scanner, validators
 from beliefs.defense.detectors import DETECTORS
 from beliefs.defense.narrow import finditer_at, finditer_near, reach
 
@@ -180,3 +180,34 @@ _FOLDING = "ab1 .é中\u00a0\U0001f600\u200b\u200c\u200d\u2060\ufeff\U000e0041а
 @given(st.text(alphabet=_FOLDING, min_size=0, max_size=12))
 def test_foldable_is_the_character_class_it_replaces_on_random_text(text):
     assert normalise.foldable(text) == bool(_FOLDABLE_AS_WRITTEN.search(text))
+
+
+def _iban_spans_trying_every_length(text: str):
+    """IBANs as first written: every prefix from 34 characters down to 15 validated."""
+    for match in personal._iban_starts(text):
+        run = match.group(0)
+        letters = [k for k, ch in enumerate(run) if ch.isalnum()]
+        compact = "".join(run[k] for k in letters).upper()
+        if not (run[:2].isupper() or run[:2].islower()):
+            continue
+        for length in range(min(34, len(compact)), 14, -1):
+            if validators.iban_valid(compact[:length]):
+                last = letters[length - 1] + 1
+                if last < len(run) and run[last - 1].isalnum() and run[last].isalnum():
+                    break
+                yield match.start(), match.start() + last
+                break
+
+
+def test_ibans_validated_only_at_their_countrys_length_are_those_found_trying_every_length():
+    assert len(validators.IBAN_LENGTHS) >= 80 and validators.IBAN_LENGTHS["DE"] == 22
+    valid = "DE89 3704 0044 0532 0130 00, GB82WEST12345698765432 and fr1420041010050500013m02606 x"
+    texts = [*TEXTS, valid, valid.replace(" ", "-"), valid + "1234 5678"]
+    assert [t[:80] for t in texts if list(personal._iban_spans(t)) != list(_iban_spans_trying_every_length(t))] == []
+    assert len(list(personal._iban_spans(valid))) == 2  # (the German and the British one)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789DEGBFRNLXQabdeg -\n", min_size=0, max_size=60))
+def test_ibans_validated_only_at_their_countrys_length_on_random_text(text):
+    assert list(personal._iban_spans(text)) == list(_iban_spans_trying_every_length(text))
