@@ -59,6 +59,16 @@ def _fresh_person_and_address_windows():
         client.delete(*keys)
 
 
+@pytest.fixture(autouse=True)
+def _fresh_recall_process_caches():
+    """Per-process recall caches (bank sizes, recent query vectors) start empty in each test, as in a new process."""
+    from beliefs.services.recall import stages
+    from memoryhub.embeddings import query_cache_clear
+
+    stages._sizes.clear()
+    query_cache_clear()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _close_recall_threads(django_db_setup, django_db_blocker):
     """Parallel recall keeps a connection per channel thread; close them before the test database is dropped."""

@@ -66,6 +66,8 @@ def _recall_view(hub, bank_slug: str, bank) -> list:
             if row["provenance"]["metadata"].get("review_item_id"):
                 review = ReviewItem.objects.get(pk=row["provenance"]["metadata"]["review_item_id"])
                 row["provenance"]["metadata"]["review_item_id"] = (review.kind, review.title)
+            # Scores agree to 1e-3: the last printed digit may round either way between two runs of the model.
+            row["score"] = round(row["score"], 3)
             rows.append(row)
         # Items of equal score may come in either order (ties are broken by database id, and ids differ
         # between the banks): compare them best first, equal scores by content.
