@@ -63,6 +63,9 @@ def _recall_view(hub, bank_slug: str, bank) -> list:
             row = item.model_dump(mode="json", exclude={"id", "explain"})
             row["id"] = (kind, by_kind[kind][int(number)])
             row["provenance"]["episode_ids"] = sorted(episodes[i] for i in item.provenance.episode_ids)
+            # An item that merges near-copies shows one of them as its face, chosen among equals by database id;
+            # ids follow import order in the copy, so which copy's recording time is shown may differ.
+            row["provenance"].pop("recorded_at")
             if row["provenance"]["metadata"].get("review_item_id"):
                 review = ReviewItem.objects.get(pk=row["provenance"]["metadata"]["review_item_id"])
                 row["provenance"]["metadata"]["review_item_id"] = (review.kind, review.title)
