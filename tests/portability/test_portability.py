@@ -64,8 +64,11 @@ def _recall_view(hub, bank_slug: str, bank) -> list:
             row["id"] = (kind, by_kind[kind][int(number)])
             row["provenance"]["episode_ids"] = sorted(episodes[i] for i in item.provenance.episode_ids)
             # An item that merges near-copies shows one of them as its face, chosen among equals by database id;
-            # ids follow import order in the copy, so which copy's recording time is shown may differ.
+            # ids follow import order in the copy, so the face (its id and recording time) may be another of the
+            # same copies: compare the episodes it stands for instead.
             row["provenance"].pop("recorded_at")
+            if kind == "episode":
+                row["id"] = (kind, tuple(row["provenance"]["episode_ids"]))
             if row["provenance"]["metadata"].get("review_item_id"):
                 review = ReviewItem.objects.get(pk=row["provenance"]["metadata"]["review_item_id"])
                 row["provenance"]["metadata"]["review_item_id"] = (review.kind, review.title)
