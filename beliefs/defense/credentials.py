@@ -492,6 +492,15 @@ def _word_password(value: str) -> bool:
     return not _NOT_A_PASSWORD.match(value.strip("\"'`"))
 
 
+# After its first letter a password told in a sentence holds a digit, a symbol or a capital before a lower-case
+# letter ("Tango77#", "Blue#Harbor"), which the next word of a sentence ("is", "Thursday") does not.
+_NOT_A_WORD = re.compile(r"\d|[^A-Za-z]|[A-Z].*[a-z]")
+
+
+def _prose_password(value: str) -> bool:
+    return password_value(value) and bool(_NOT_A_WORD.search(value[1:]))
+
+
 PASSWORDS: list[Detector] = [
     Detector(
         "private_key",
@@ -558,7 +567,7 @@ PASSWORDS: list[Detector] = [
             r"(?i)\b(?:password|passphrase|passcode|pin|wifi key)\b[^.\n:/@]{0,40}?\b(?:is|was)\s*:?\s*[\"'`]?"
             r"(?P<v>[^\s\"'`]{6,64}?)[\"'`]?(?=[\s.,;!?)]|$)"
         ),
-        validate=lambda v: password_value(v) and bool(re.search(r"\d|[^A-Za-z]|[A-Z].*[a-z]", v[1:])),
+        validate=_prose_password,
         group="v",
         keywords=("password", "passphrase", "passcode", "pin", "wifi key"),
         anchored=True,
@@ -574,7 +583,7 @@ PASSWORDS: list[Detector] = [
             r"to|now|be)\b:?|[^\n.:=;@/]{0,40}?[:=])\s*(?:now\s+|set\s+to\s+|changed\s+to\s+)?"
             r"(?:(?P<q>[\"'`])(?P<qv>[^\"'`\n]{4,64})(?P=q)|(?P<v>[^\s\"'`]{4,64}?)(?=[.,;:)]*(?:\s|$)))"
         ),
-        validate=lambda v: password_value(v) and bool(re.search(r"\d|[^A-Za-z]|[A-Z].*[a-z]", v[1:])),
+        validate=_prose_password,
         group=("qv", "v"),
         keywords=_PASSWORD_KEY_WORDS,
         anchored=True,

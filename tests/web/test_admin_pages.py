@@ -223,14 +223,19 @@ def test_policy_form_keeps_keys_it_does_not_show_and_leaves_defaults_out(client_
     assert "Nothing changed." in client.post(bank_path(ops, "settings/policy/"), {**data}, follow=True).content.decode()
 
 
+def _policy_form_as_shown(client, ops) -> dict:
+    """The policy form's fields as the page fills them in, ready to post back."""
+    initial = client.get(bank_path(ops, "settings/policy/")).context["form"].initial
+    return {k: v for k, v in initial.items() if v is not None and v is not False}
+
+
 def test_tightening_memory_defense_in_the_form_starts_a_rescan_shown_on_the_defense_page(
     client_as, ops, eager_tasks, django_capture_on_commit_callbacks
 ):
     ops.bank.policy = {"defense": {"mode": "off"}}
     ops.bank.save()
     client = client_as(Role.BANK_ADMIN)
-    data = {k: v for k, v in client.get(bank_path(ops, "settings/policy/")).context["form"].initial.items()
-            if v is not None and v is not False}  # fmt: skip
+    data = _policy_form_as_shown(client, ops)
     data["defense__mode"] = "redact"
     with django_capture_on_commit_callbacks(execute=True):
         page = client.post(bank_path(ops, "settings/policy/"), data, follow=True).content.decode()
@@ -247,8 +252,7 @@ def test_moving_a_provenance_to_another_trust_tier_starts_a_rescan_and_the_defen
     client_as, ops, eager_tasks, django_capture_on_commit_callbacks
 ):
     client = client_as(Role.BANK_ADMIN)
-    data = {k: v for k, v in client.get(bank_path(ops, "settings/policy/")).context["form"].initial.items()
-            if v is not None and v is not False}  # fmt: skip
+    data = _policy_form_as_shown(client, ops)
     data["trust__tool"] = "recall_only"
     with django_capture_on_commit_callbacks(execute=True):
         page = client.post(bank_path(ops, "settings/policy/"), data, follow=True).content.decode()
