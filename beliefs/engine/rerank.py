@@ -22,6 +22,8 @@ DEFAULT_WEIGHTS = {"dense": 0.5, "lexical": 0.5, "temporal": 0.1, "graph": 0.1, 
 DUPLICATE_SIMILARITY = 0.97
 _WORD = re.compile(r"[^\W_]+")
 DUPLICATE_WORD_OVERLAP = 0.85
+# Copies whose scores differ by less than this rank alike (rank positions among equal texts differ by ~1e-3).
+SAME_SCORE = 0.005
 
 
 @dataclass(frozen=True)
@@ -210,6 +212,32 @@ def duplicates_of(
                 absorbed.setdefault(int(order[other]), []).append(int(order[index]))
                 break
     return order[~dropped], absorbed
+
+
+def latest_faces(order: np.ndarray, absorbed: dict[int, list[int]], scores: np.ndarray, occurred_at: Sequence):
+    """Show each collapsed group by its most recent copy among those that score as well as its face: the order, absorbed
+    map and scores with faces swapped accordingly (the group keeps its best score).
+
+    Copies that score alike are one memory told several times; its latest telling is the one an agent wants dated,
+    and the choice then depends on the copies alone, not on which was stored first. A copy that scores clearly
+    better (a question naming its speaker) stays the face.
+    """
+    if not absorbed:
+        return order, absorbed, scores
+    order, scores, faces = order.copy(), scores.copy(), {}
+    where = {int(position): index for index, position in enumerate(order)}
+    for face, members in absorbed.items():
+        latest = face
+        for member in members:
+            if scores[member] >= scores[face] - SAME_SCORE and occurred_at[member] > occurred_at[latest]:
+                latest = member
+        if latest == face:
+            faces[face] = members
+            continue
+        order[where[face]] = latest
+        scores[latest] = max(scores[latest], scores[face])
+        faces[latest] = [face, *(member for member in members if member != latest)]
+    return order, faces, scores
 
 
 def cover(

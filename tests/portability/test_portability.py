@@ -63,9 +63,9 @@ def _recall_view(hub, bank_slug: str, bank) -> list:
             row = item.model_dump(mode="json", exclude={"id", "explain"})
             row["id"] = (kind, by_kind[kind][int(number)])
             row["provenance"]["episode_ids"] = sorted(episodes[i] for i in item.provenance.episode_ids)
-            # An item that merges near-copies shows one of them as its face, chosen among equals by database id;
-            # ids follow import order in the copy, so the face (its id and recording time) may be another of the
-            # same copies: compare the episodes it stands for instead.
+            # An item that merges near-copies shows the latest told of those scoring alike; copies told at the same
+            # moment are chosen among by database id, which follows import order in the copy, so the face (its id
+            # and recording time) may be another of the same copies: compare the episodes it stands for instead.
             row["provenance"].pop("recorded_at")
             if kind == "episode":
                 row["id"] = (kind, tuple(row["provenance"]["episode_ids"]))

@@ -22,7 +22,7 @@ from beliefs.channels.pool import PoolRows, pool_fetch, pool_rows
 from beliefs.engine.feedback import HOP_SOURCES, top_positions
 from beliefs.engine.fusion import Fused, fuse
 from beliefs.engine.packing import MIN_TRIM_SOURCE_TOKENS, Packing, best_passage, pack_greedy, with_neighbours
-from beliefs.engine.rerank import cover, duplicates_of, rank_order, rerank_scores, subject_named
+from beliefs.engine.rerank import cover, duplicates_of, latest_faces, rank_order, rerank_scores, subject_named
 from beliefs.engine.temporal import TimeRange, names_time
 from beliefs.engine.types import Hit, PackedItem, RecallFilters
 from beliefs.selectors.beliefs import derived_coverage
@@ -247,6 +247,7 @@ def rank(request: RecallRequest, gathered: Gathered, batch: ChannelBatch) -> Ran
             fused_at = np.concatenate([fused_at, np.full(len(found), -1, dtype=np.int64)])
     order = rank_order(scores, fusion, np.asarray(rows.ids, dtype=np.int64))
     order, absorbed = duplicates_of(order, rows.vectors, rows.texts)
+    order, absorbed, scores = latest_faces(order, absorbed, scores, rows.occurred_at)
     coverage = settings.MEMORYHUB["RECALL_COVERAGE"]
     order = cover(order, scores, rows.vectors, coverage, refined, neighbours=(rows.previous, rows.following))
     return Ranking(

@@ -1,7 +1,7 @@
 import numpy as np
 
 from beliefs.engine.packing import best_passage, pack_greedy
-from beliefs.engine.rerank import collapse_duplicates, cover, keep_order, rerank, subject_named
+from beliefs.engine.rerank import collapse_duplicates, cover, keep_order, latest_faces, rerank, subject_named
 from beliefs.engine.types import FusedCandidate
 from memoryhub.tokens import count_tokens
 
@@ -48,6 +48,20 @@ def test_near_duplicates_collapse_into_the_higher_ranked_item():
     kept = collapse_duplicates(ranked, {1: a, 2: b / np.linalg.norm(b), 3: c}, texts)
     assert [r.candidate.item_id for r in kept] == [1, 3]
     assert kept[0].duplicates == (2,)
+
+
+def test_a_collapsed_group_shows_its_latest_copy_unless_another_scores_clearly_better():
+    order = np.array([0, 3])
+    absorbed = {0: [1, 2]}
+    occurred = ["2026-01-05", "2026-01-07", "2026-01-06", "2026-01-01"]
+    scores = np.array([0.500, 0.499, 0.498, 0.1])
+    faces, groups, shown = latest_faces(order, absorbed, scores, occurred)
+    assert faces.tolist() == [1, 3] and groups == {1: [0, 2]} and shown[1] == 0.5
+    # The latest copy scores clearly lower (the question names the other's speaker): the ranked face stays.
+    scores = np.array([0.600, 0.499, 0.498, 0.1])
+    faces, groups, shown = latest_faces(order, absorbed, scores, occurred)
+    assert faces.tolist() == [0, 3] and groups == {0: [1, 2]} and shown[0] == 0.6
+    assert latest_faces(order, {}, scores, occurred)[1] == {}
 
 
 def test_similar_items_about_different_entities_are_kept():

@@ -101,6 +101,25 @@ def test_near_duplicates_are_collapsed_and_cited(caller):
     assert set(result.items[0].duplicates) | {result.items[0].item_id} == set(ids)
 
 
+@pytest.mark.parametrize("stored", ["oldest first", "newest first"])
+def test_copies_told_on_several_days_are_shown_by_the_latest_whatever_order_they_were_stored(caller, stored):
+    from django.utils.dateparse import parse_datetime
+
+    days = ["2026-01-05", "2026-01-07", "2026-01-06"]
+    if stored == "newest first":
+        days = sorted(days, reverse=True)
+    ids = [
+        retain_texts(caller.bank, ["Analyst closed CpuHot on web-2 as benign: deploy warm-up."],
+                     occurred_at=parse_datetime(f"{day}T09:00:00Z"))[0]
+        for day in days
+    ]  # fmt: skip
+    retain_texts(caller.bank, CORPUS)
+    result = recall(bank=caller.bank, query="is CpuHot on web-2 benign?", budget_tokens=200)
+    face = next(item for item in result.items if "CpuHot" in item.text)
+    assert face.occurred_at.date().isoformat() == "2026-01-07"
+    assert {face.item_id, *face.duplicates} == set(ids)
+
+
 def test_recall_exports_budget_utilisation(caller):
     retain_texts(caller.bank, CORPUS)
     before = metrics.RECALL_BUDGET_UTILISATION._sum.get()
