@@ -47,20 +47,57 @@ QUERIES = [
 ]
 
 
-def test_a_query_is_embedded_by_the_traced_encoder_exactly_as_the_model_embeds_it(monkeypatch):
-    assert embeddings._query_encoder() is not None  # the default model is traced
-    traced = np.stack([embed_query(text) for text in QUERIES])
-    monkeypatch.setattr(embeddings, "_query_encoder", lambda: None)  # the model's own path
+def _query_vectors():
     embeddings.query_cache_clear()
-    assert np.abs(traced - np.stack([embed_query(text) for text in QUERIES])).max() < 1e-5
-    assert np.abs(traced - embed_texts(QUERIES)).max() < 1e-5
-    assert traced.dtype == np.float32 and np.allclose(np.linalg.norm(traced, axis=1), 1.0, atol=1e-5)
+    return np.stack([embed_query(text) for text in QUERIES])
+
+
+def test_a_query_is_embedded_by_onnx_runtime_exactly_as_the_model_embeds_it(monkeypatch):
+    from memoryhub.onnx_encoder import OnnxQueryEncoder
+
+    embeddings._query_encoder.cache_clear()
+    assert isinstance(embeddings._query_encoder(), OnnxQueryEncoder)  # the default model runs in ONNX Runtime
+    # Exporting leaves the model as it was: in eval mode (in training mode dropout makes every vector random).
+    assert not embeddings._model()[0].auto_model.training
+    fast = _query_vectors()
+    monkeypatch.setattr(embeddings, "_query_encoder", lambda: None)  # the model's own path
+    assert np.abs(fast - _query_vectors()).max() < 1e-5
+    assert np.abs(fast - embed_texts(QUERIES)).max() < 1e-5
+    assert fast.dtype == np.float32 and np.allclose(np.linalg.norm(fast, axis=1), 1.0, atol=1e-5)
+
+
+def test_the_torchscript_encoder_is_chosen_by_setting_and_embeds_as_the_model_does(settings):
+    import torch
+
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "QUERY_ENCODER": "torchscript"}
+    embeddings._query_encoder.cache_clear()
+    try:
+        assert isinstance(embeddings._query_encoder(), torch.jit.ScriptModule)
+        assert np.abs(_query_vectors() - embed_texts(QUERIES)).max() < 1e-5
+        settings.MEMORYHUB = {**settings.MEMORYHUB, "QUERY_ENCODER": "model"}
+        embeddings._query_encoder.cache_clear()
+        assert embeddings._query_encoder() is None
+        assert np.abs(_query_vectors() - embed_texts(QUERIES)).max() < 1e-5
+    finally:
+        embeddings._query_encoder.cache_clear()
+        embeddings.query_cache_clear()
 
 
 def test_an_encoder_that_does_not_match_the_model_is_not_used(monkeypatch):
-    monkeypatch.setattr(embeddings, "_embed_one", lambda encoder, text: np.zeros(384, dtype=np.float32))
+    from memoryhub.onnx_encoder import OnnxQueryEncoder
+
+    real = embeddings._embed_one
+
+    def onnx_wrong(encoder, text):  # ONNX Runtime gives other vectors: TorchScript is checked next and kept
+        return np.zeros(384, dtype=np.float32) if isinstance(encoder, OnnxQueryEncoder) else real(encoder, text)
+
     embeddings._query_encoder.cache_clear()
     try:
+        monkeypatch.setattr(embeddings, "_embed_one", onnx_wrong)
+        assert embeddings._query_encoder() is not None
+        assert not isinstance(embeddings._query_encoder(), OnnxQueryEncoder)
+        embeddings._query_encoder.cache_clear()
+        monkeypatch.setattr(embeddings, "_embed_one", lambda encoder, text: np.zeros(384, dtype=np.float32))
         assert embeddings._query_encoder() is None
     finally:
         embeddings._query_encoder.cache_clear()
