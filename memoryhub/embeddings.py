@@ -14,6 +14,7 @@ import threading
 import time
 import warnings
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
@@ -252,15 +253,20 @@ def _query_encoder():
         if not differs:
             return encoder
         logger.info("the %s query encoder differs from the model on %r", build.__name__, differs[0])
+        if build is _onnx_encoder:  # a graph that no longer matches (a changed model) is exported again next time
+            from memoryhub.onnx_encoder import graph_path
+
+            graph_path(Path(settings.DATA_DIR) / "models", model_path()).unlink(missing_ok=True)
     return None
 
 
 def _onnx_encoder(model):
     from django.conf import settings
 
-    from memoryhub.onnx_encoder import onnx_query_encoder
+    from memoryhub.onnx_encoder import graph_path, onnx_query_encoder
 
-    return onnx_query_encoder(model[0].auto_model, model.tokenizer, settings.MEMORYHUB["TORCH_THREADS"])
+    graph = graph_path(Path(settings.DATA_DIR) / "models", model_path())
+    return onnx_query_encoder(model[0].auto_model, model.tokenizer, settings.MEMORYHUB["TORCH_THREADS"], graph)
 
 
 def _torchscript_encoder(model):

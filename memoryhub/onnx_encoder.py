@@ -2,15 +2,19 @@
 
 A query is one short text. Torch spends much of a single short forward pass in per-operator dispatch; ONNX Runtime
 runs the same graph, fused, in about half the CPU (all-MiniLM-L6-v2 on this hardware: 9–10 ms → 4.7–5 ms). The
-graph is exported from the loaded model when a process first needs it (about two seconds; nothing is downloaded or
-written to disk), and ``memoryhub.embeddings`` uses it only after checking it gives the model's vectors.
+graph is exported from the loaded model by the first process that needs it (about two seconds, nothing downloaded)
+and kept in the data directory for the others: exporting leaves about 150 MB behind in the process that did it,
+loading the file only ONNX Runtime's copy of the weights. ``memoryhub.embeddings`` uses the session only after
+checking it gives the model's vectors.
 """
 
 from __future__ import annotations
 
-import io
+import hashlib
 import logging
+import os
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -28,15 +32,45 @@ class OnnxQueryEncoder:
         return self._session.run(None, feeds)[0]
 
 
-def onnx_query_encoder(transformer, tokenizer, threads: int) -> OnnxQueryEncoder | None:
-    """``transformer`` (a Hugging Face encoder taking ``input_ids`` and ``attention_mask``) exported to ONNX and
-    loaded in an ONNX Runtime session with ``threads`` intra-op threads; ``None`` when ONNX Runtime is not installed
-    or the export fails (the caller keeps its torch path)."""
+def graph_path(directory: Path, model_path: str) -> Path:
+    """Where the exported graph of the model at ``model_path`` is kept: named by the model's files and the versions
+    of the exporter, so another model or another torch exports its own."""
+    import torch
+
+    model = Path(model_path)
+    files = sorted(f for f in model.rglob("*") if f.is_file()) if model.is_dir() else []
+    key = hashlib.sha256(
+        "\n".join([str(model.resolve()), torch.__version__, *(f"{f.name}:{f.stat().st_size}" for f in files)]).encode()
+    ).hexdigest()[:16]
+    return directory / f"query-encoder-{key}.onnx"
+
+
+def onnx_query_encoder(transformer, tokenizer, threads: int, graph: Path) -> OnnxQueryEncoder | None:
+    """``transformer`` (a Hugging Face encoder taking ``input_ids`` and ``attention_mask``) as an ONNX Runtime
+    session with ``threads`` intra-op threads, loaded from ``graph`` (exported there first if it is not there yet);
+    ``None`` when ONNX Runtime is not installed or the export fails (the caller keeps its torch path)."""
     try:
         import onnxruntime
-        import torch
     except ImportError:
         return None
+    try:
+        if not graph.exists():
+            _export(transformer, tokenizer, graph)
+        options = onnxruntime.SessionOptions()
+        # Like torch's one intra-op thread: web workers and recall's channel threads supply the parallelism.
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        session = onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+    except Exception:  # an exporter or runtime that cannot take this model: the torch path stays
+        logger.warning("could not run the query encoder in ONNX Runtime", exc_info=True)
+        graph.unlink(missing_ok=True)  # a damaged file is exported again by the next process
+        return None
+    return OnnxQueryEncoder(session)
+
+
+def _export(transformer, tokenizer, graph: Path) -> None:
+    import torch
 
     class _LastHidden(torch.nn.Module):
         def __init__(self, inner):
@@ -48,8 +82,9 @@ def onnx_query_encoder(transformer, tokenizer, threads: int) -> OnnxQueryEncoder
 
     example = tokenizer(["warm up the query encoder"], return_tensors="pt")
     training = transformer.training
-    graph = io.BytesIO()
     axes = {0: "batch", 1: "tokens"}
+    graph.parent.mkdir(parents=True, exist_ok=True)
+    partial = graph.with_suffix(f".{os.getpid()}.part")  # processes exporting at once each write their own
     try:
         # The exporter warns about shape-dependent branches and its own deprecation; the caller's check decides.
         with warnings.catch_warnings(), torch.inference_mode():
@@ -59,22 +94,14 @@ def onnx_query_encoder(transformer, tokenizer, threads: int) -> OnnxQueryEncoder
             torch.onnx.export(
                 _LastHidden(transformer).eval(),
                 (example["input_ids"], example["attention_mask"]),
-                graph,
+                str(partial),
                 input_names=["input_ids", "attention_mask"],
                 output_names=["last_hidden_state"],
                 dynamic_axes={"input_ids": axes, "attention_mask": axes, "last_hidden_state": axes},
                 opset_version=17,
                 dynamo=False,
             )
-        options = onnxruntime.SessionOptions()
-        # Like torch's one intra-op thread: web workers and recall's channel threads supply the parallelism.
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        session = onnxruntime.InferenceSession(graph.getvalue(), options, providers=["CPUExecutionProvider"])
-    except Exception:  # an exporter or runtime that cannot take this model: the torch path stays
-        logger.warning("could not export the query encoder to ONNX", exc_info=True)
-        return None
+        os.replace(partial, graph)
     finally:
         transformer.train(training)
-    return OnnxQueryEncoder(session)
+        partial.unlink(missing_ok=True)

@@ -66,6 +66,33 @@ def test_a_query_is_embedded_by_onnx_runtime_exactly_as_the_model_embeds_it(monk
     assert fast.dtype == np.float32 and np.allclose(np.linalg.norm(fast, axis=1), 1.0, atol=1e-5)
 
 
+def test_the_exported_graph_is_kept_in_the_data_directory_and_a_damaged_one_is_replaced(settings, tmp_path, monkeypatch):
+    from memoryhub import onnx_encoder
+    from memoryhub.onnx_encoder import OnnxQueryEncoder, graph_path
+
+    settings.DATA_DIR = tmp_path
+    graph = graph_path(tmp_path / "models", embeddings.model_path())
+    embeddings._query_encoder.cache_clear()
+    try:
+        assert isinstance(embeddings._query_encoder(), OnnxQueryEncoder) and graph.stat().st_size > 1_000_000
+        assert list(graph.parent.iterdir()) == [graph]  # no partial file left behind
+        exports = []
+        real_export = onnx_encoder._export
+        monkeypatch.setattr(onnx_encoder, "_export", lambda *args: exports.append(args) or real_export(*args))
+        embeddings._query_encoder.cache_clear()
+        assert isinstance(embeddings._query_encoder(), OnnxQueryEncoder) and exports == []  # loaded, not exported
+        graph.write_bytes(b"not a graph")
+        embeddings._query_encoder.cache_clear()
+        assert not isinstance(embeddings._query_encoder(), OnnxQueryEncoder)  # TorchScript stands in
+        assert not graph.exists()  # and the next process exports again
+        embeddings._query_encoder.cache_clear()
+        assert isinstance(embeddings._query_encoder(), OnnxQueryEncoder) and len(exports) == 1
+        assert np.abs(_query_vectors() - embed_texts(QUERIES)).max() < 1e-5
+    finally:
+        embeddings._query_encoder.cache_clear()
+        embeddings.query_cache_clear()
+
+
 def test_the_torchscript_encoder_is_chosen_by_setting_and_embeds_as_the_model_does(settings):
     import torch
 
