@@ -27,7 +27,12 @@ _lock = threading.Lock()
 _local = threading.local()  # per thread: its own copy of the tokenizer (a fast tokenizer is not shareable)
 logger = logging.getLogger(__name__)
 # Texts of different lengths the traced query encoder must embed as the model does before it is used.
-_TRACE_PROBES = ("warm up", "", "What did the on-call engineer change after the checkout outage last Tuesday?")
+_TRACE_PROBES = (
+    "warm up",
+    "",
+    "What did the on-call engineer change after the checkout outage last Tuesday?",
+    " ".join(["a long text past the model's limit"] * 60),  # truncated at the model's 256 tokens
+)
 
 
 def model_path() -> str:
@@ -85,6 +90,13 @@ def embed_texts(texts: list[str], batch_size: int = 64) -> np.ndarray:
         from django.conf import settings
 
         return np.zeros((0, settings.MEMORYHUB["EMBEDDING_DIMENSIONS"]), dtype=np.float32)
+    from memoryhub.onnx_encoder import OnnxQueryEncoder
+
+    encoder = _query_encoder()
+    if isinstance(encoder, OnnxQueryEncoder):
+        # One text at a time, unpadded: on real sentences a 10-text retain costs ONNX Runtime about two thirds of
+        # torch's padded batch (padding to the longest text is most of a batch's work).
+        return np.stack([_embed_one(encoder, text) for text in texts])
     if _direct_batches():
         return _encode_direct(texts, batch_size)
     model = _model()
@@ -126,7 +138,7 @@ def _direct_batches() -> bool:
     """Whether ``_encode_direct`` gives the model's own vectors (within 1e-5) on a batch of texts of several
     lengths; any other model layout keeps ``encode``."""
     model = _model()
-    probes = [*_TRACE_PROBES, " ".join(["a long text past the model's limit"] * 60)]
+    probes = list(_TRACE_PROBES)
     try:
         with _lock:
             expected = model.encode(probes, normalize_embeddings=True, convert_to_numpy=True)

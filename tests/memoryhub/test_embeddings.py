@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from memoryhub import embeddings
 from memoryhub.embeddings import embed_query, embed_texts, model_loaded, warm_up
@@ -153,15 +154,25 @@ def test_queries_embedded_on_several_threads_at_once_match_the_model():
     assert np.abs(vectors - embed_texts(texts)).max() < 1e-5
 
 
-def test_batches_embedded_on_several_threads_at_once_match_the_model_s_own_encode():
+@pytest.mark.parametrize("encoder", ["auto", "torchscript"])
+def test_batches_embedded_on_several_threads_at_once_match_the_model_s_own_encode(settings, encoder):
+    # auto: one text at a time in ONNX Runtime; torchscript: the direct padded batch on per-thread tokenizers.
     from concurrent.futures import ThreadPoolExecutor
 
-    assert embeddings._direct_batches()  # the default model takes the direct path
-    batches = [[f"host db-{n:02d} latency {n * 37} ms", *QUERIES[:2], f"note {n}"] for n in range(8)]
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        direct = list(pool.map(embed_texts, batches))
-    model = embeddings._model()
-    for batch, vectors in zip(batches, direct, strict=True):
-        expected = model.encode(batch, normalize_embeddings=True, convert_to_numpy=True)
-        assert vectors.dtype == np.float32 and vectors.shape == expected.shape
-        assert np.abs(vectors - expected).max() < 1e-5
+    from memoryhub.onnx_encoder import OnnxQueryEncoder
+
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "QUERY_ENCODER": encoder}
+    embeddings._query_encoder.cache_clear()
+    try:
+        assert isinstance(embeddings._query_encoder(), OnnxQueryEncoder) == (encoder == "auto")
+        assert embeddings._direct_batches()  # the default model can take the direct path
+        batches = [[f"host db-{n:02d} latency {n * 37} ms", *QUERIES, f"note {n}"] for n in range(8)]
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            direct = list(pool.map(embed_texts, batches))
+        model = embeddings._model()
+        for batch, vectors in zip(batches, direct, strict=True):
+            expected = model.encode(batch, normalize_embeddings=True, convert_to_numpy=True)
+            assert vectors.dtype == np.float32 and vectors.shape == expected.shape
+            assert np.abs(vectors - expected).max() < 1e-5
+    finally:
+        embeddings._query_encoder.cache_clear()
