@@ -303,8 +303,8 @@ MEMORYHUB = {
     "TORCH_THREADS": env_int("MEMORYHUB_TORCH_THREADS", 1),
     # Query embeddings kept per process, by the query's text (agents ask the same questions again); 0 disables.
     "QUERY_EMBEDDING_CACHE": env_int("MEMORYHUB_QUERY_EMBEDDING_CACHE", 1024),
-    # What embeds one query (memoryhub.embeddings): auto (ONNX Runtime, else TorchScript, each checked against the
-    # model), torchscript, or model (SentenceTransformer.encode).
+    # What embeds queries and texts (memoryhub.embeddings): auto (ONNX Runtime, else TorchScript; each checked
+    # against the model), torchscript, or model (SentenceTransformer.encode).
     "QUERY_ENCODER": os.environ.get("MEMORYHUB_QUERY_ENCODER", "auto"),
     "TOKENIZER": "cl100k_base",
     "MAX_BATCH_ITEMS": env_int("MEMORYHUB_MAX_BATCH_ITEMS", 1000),
