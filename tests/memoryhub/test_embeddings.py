@@ -67,7 +67,9 @@ def test_a_query_is_embedded_by_onnx_runtime_exactly_as_the_model_embeds_it(monk
     assert fast.dtype == np.float32 and np.allclose(np.linalg.norm(fast, axis=1), 1.0, atol=1e-5)
 
 
-def test_the_exported_graph_is_kept_in_the_data_directory_and_a_damaged_one_is_replaced(settings, tmp_path, monkeypatch):
+def test_the_exported_graph_is_kept_in_the_data_directory_and_a_damaged_one_is_replaced(
+    settings, tmp_path, monkeypatch
+):
     from memoryhub import onnx_encoder
     from memoryhub.onnx_encoder import OnnxQueryEncoder, graph_path
 
