@@ -73,10 +73,9 @@ def cost(n: int = 400) -> dict:
     """CPU milliseconds per 1 KB item (the items of ``eval_defense.scan_cost``): the whole Memory Defense pass with the
     rules only, the classifier alone, and the pass with the classifier added. Timing: run under ``mh-heavy``."""
     import random
-    import statistics
     import time
 
-    from eval_defense import _items
+    from eval_defense import _items, p50_p95
     from eval_holdout import INJECTIONS, SECRETS, load
 
     from beliefs.defense.classifier import classifier_span
@@ -101,10 +100,7 @@ def cost(n: int = 400) -> dict:
             times["rules_pass"].append((middle - start) * 1000)
             times["classifier"].append((end - middle) * 1000)
             times["with_classifier"].append((end - start) * 1000)
-        out[name] = {
-            k: {"p50_ms": round(statistics.median(v), 3), "p95_ms": round(sorted(v)[int(0.95 * len(v))], 3)}
-            for k, v in times.items()
-        }
+        out[name] = {k: p50_p95(v) for k, v in times.items()}
     return out
 
 

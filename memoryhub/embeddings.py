@@ -231,9 +231,6 @@ def _embed_one(encoder, text: str) -> np.ndarray:
         return torch.nn.functional.normalize(pooled, p=2, dim=1)[0].numpy().astype(np.float32, copy=False)
 
 
-QUERY_ENCODERS = ("auto", "torchscript", "model")
-
-
 @lru_cache(maxsize=1)
 def _query_encoder():
     """What embeds one query: the model's transformer run by ONNX Runtime (``onnx_encoder``), else traced and frozen
@@ -266,19 +263,26 @@ def _query_encoder():
             return encoder
         logger.info("the %s query encoder differs from the model on %r", build.__name__, differs[0])
         if build is _onnx_encoder:  # a graph that no longer matches (a changed model) is exported again next time
-            from memoryhub.onnx_encoder import graph_path
-
-            graph_path(Path(settings.DATA_DIR) / "models", model_path()).unlink(missing_ok=True)
+            _graph_file().unlink(missing_ok=True)
     return None
+
+
+def _graph_file() -> Path:
+    """Where this process's model is kept exported to ONNX (``onnx_encoder.graph_path``, in the data directory)."""
+    from django.conf import settings
+
+    from memoryhub.onnx_encoder import graph_path
+
+    return graph_path(Path(settings.DATA_DIR) / "models", model_path())
 
 
 def _onnx_encoder(model):
     from django.conf import settings
 
-    from memoryhub.onnx_encoder import graph_path, onnx_query_encoder
+    from memoryhub.onnx_encoder import onnx_query_encoder
 
-    graph = graph_path(Path(settings.DATA_DIR) / "models", model_path())
-    return onnx_query_encoder(model[0].auto_model, model.tokenizer, settings.MEMORYHUB["TORCH_THREADS"], graph)
+    threads = settings.MEMORYHUB["TORCH_THREADS"]
+    return onnx_query_encoder(model[0].auto_model, model.tokenizer, threads, _graph_file())
 
 
 def _torchscript_encoder(model):

@@ -1,4 +1,4 @@
-"""The embedding model's transformer run by ONNX Runtime, for one query at a time.
+"""The embedding model's transformer run by ONNX Runtime, one text at a time (queries and retained texts alike).
 
 A query is one short text. Torch spends much of a single short forward pass in per-operator dispatch; ONNX Runtime
 runs the same graph, fused, in about half the CPU (all-MiniLM-L6-v2 on this hardware: 9–10 ms → 4.7–5 ms). The
