@@ -20,16 +20,18 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryhub.settings")
+# The rules and the classifier are scored and timed apart: injection_findings must be the rules alone here.
+os.environ["MEMORYHUB_INJECTION_CLASSIFIER"] = "0"
 
 CONTACTS = HERE / "results" / "defense-classifier-fresh-contacts.jsonl"
 
 
 def flaggers():
     from beliefs.defense.classifier import FAMILY, classifier_span
-    from beliefs.defense.injection import _rule_based_findings
+    from beliefs.defense.injection import injection_findings
 
     def rules(text):
-        return sorted({f.family for f in _rule_based_findings(text)})
+        return sorted({f.family for f in injection_findings(text)})
 
     def classifier(text):
         return [FAMILY] if classifier_span(text) else []
@@ -79,7 +81,7 @@ def cost(n: int = 400) -> dict:
     from eval_holdout import INJECTIONS, SECRETS, load
 
     from beliefs.defense.classifier import classifier_span
-    from beliefs.defense.injection import _rule_based_findings
+    from beliefs.defense.injection import injection_findings
     from beliefs.defense.scanner import scan
 
     rng = random.Random(15)
@@ -93,7 +95,7 @@ def cost(n: int = 400) -> dict:
         for text in _items(pool, rng, n):
             start = time.thread_time()
             scan(text)
-            _rule_based_findings(text)
+            injection_findings(text)
             middle = time.thread_time()
             classifier_span(text)
             end = time.thread_time()

@@ -100,3 +100,26 @@ def test_the_scanner_adds_the_classifier_only_when_switched_on():
         assert "classifier" in reasons
         span = next(s for s in spans if s["family"] == "classifier")
         assert span["start"] < EMAIL.index(INSTRUCTION) + len(INSTRUCTION) and span["end"] > EMAIL.index(INSTRUCTION)
+
+
+def test_the_classifier_evaluation_scores_the_rules_and_the_classifier_apart():
+    # benchmarks/eval_classifier.py reports rules alone, classifier alone and both: its "rules" must not include the
+    # classifier even where the environment switches it on for the service.
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import json, django, eval_classifier; django.setup(); f = eval_classifier.flaggers();"
+        f"print(json.dumps({{name: f[name]({INSTRUCTION!r}) for name in ('rules', 'classifier', 'together')}}))"
+    )
+    env = {**os.environ, "MEMORYHUB_INJECTION_CLASSIFIER": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=BUILD.parents[1], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    flagged = json.loads(done.stdout.strip().splitlines()[-1])
+    assert flagged["classifier"] == ["classifier"]
+    assert "classifier" not in flagged["rules"] and {"override", "prompt_leak"} <= set(flagged["rules"])
+    assert flagged["together"] == flagged["rules"] + ["classifier"]
