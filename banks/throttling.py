@@ -35,6 +35,7 @@ from limits.strategies import MovingWindowRateLimiter
 from rest_framework.throttling import BaseThrottle
 
 from banks.models import ApiKey
+from memoryhub.queues.broker import redis_key
 
 logger = logging.getLogger(__name__)
 _limiter: MovingWindowRateLimiter | None = None
@@ -69,7 +70,7 @@ def limiter() -> MovingWindowRateLimiter:
     if _limiter is None:
         storage = RedisStorage(
             settings.REDIS_URL,
-            key_prefix="memoryhub:rate",
+            key_prefix=redis_key("memoryhub:rate"),
             socket_timeout=0.5,
             socket_connect_timeout=0.5,
             wrap_exceptions=True,

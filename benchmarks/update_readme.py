@@ -380,7 +380,9 @@ def load_table(r: dict) -> str:
     for step in r["steps"]:
         drain = step.get("background_drain_s")
         recall = (
-            f"{step['recall_p50_ms']:g} / {step['recall_p95_ms']:g} ms" if step.get("recall_p95_ms") is not None else "-"
+            f"{step['recall_p50_ms']:g} / {step['recall_p95_ms']:g} ms"
+            if step.get("recall_p95_ms") is not None
+            else "-"
         )
         lines.append(
             f"| {step['offered_rps']:g} | {step['achieved_rps']} | {step['p50_ms']:g} ms | {step['p95_ms']:g} ms "

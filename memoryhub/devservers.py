@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import shutil
 import subprocess
@@ -12,6 +13,16 @@ from urllib.parse import urlparse
 import redis
 
 logger = logging.getLogger(__name__)
+
+
+def stack_key_prefix(data_dir: Path) -> str:
+    """The prefix of every Redis key a stack on the embedded database uses, named by its data directory.
+
+    Two stacks on one machine (a second checkout, a test run beside a development server) reach the same local
+    redis-server; without their own keys the one's workers would take the other's tasks, against another
+    database (an erasure request they cannot find, so never carried out).
+    """
+    return f"mh-{hashlib.blake2b(str(data_dir).encode(), digest_size=4).hexdigest()}:"
 
 
 def redis_reachable(url: str) -> bool:

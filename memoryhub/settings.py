@@ -7,6 +7,7 @@ from pathlib import Path
 
 from memoryhub.converters import SCHEMA_OVERRIDES as PATH_SCHEMAS
 from memoryhub.database import database_settings
+from memoryhub.devservers import stack_key_prefix
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 logger = logging.getLogger("memoryhub.settings")
@@ -248,6 +249,13 @@ if METRICS_ACCESS not in {"open", "off"} and len(METRICS_ACCESS) < 16:
 # --- Celery -------------------------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 CELERY_BROKER_URL = REDIS_URL
+# Every key this stack writes to Redis starts with this: Celery's queues (kombu's global_keyprefix) and MemoryHub's
+# own markers and counters (memoryhub.queues.broker.redis_key). On the embedded database it is named by the data
+# directory, so stacks on one machine keep apart; with DATABASE_URL web and workers on other hosts must agree, so
+# it is empty unless set.
+REDIS_KEY_PREFIX = os.environ.get(
+    "MEMORYHUB_REDIS_KEY_PREFIX", "" if os.environ.get("DATABASE_URL") else stack_key_prefix(DATA_DIR)
+)
 CELERY_RESULT_BACKEND = None  # results live in PostgreSQL job rows, not the broker
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
@@ -263,6 +271,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # A dead or hung broker fails fast instead of holding a request (the row in PostgreSQL is the truth).
     "socket_timeout": 5,
     "socket_connect_timeout": 2,
+    "global_keyprefix": REDIS_KEY_PREFIX,
 }
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.25, "interval_max": 0.5}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

@@ -54,7 +54,10 @@ def _fresh_person_and_address_windows():
     import redis
 
     client = redis.Redis.from_url(settings.REDIS_URL)
-    keys = [*client.scan_iter("memoryhub:rate*auth:*"), *client.scan_iter("memoryhub:rate*user:*")]
+    from memoryhub.queues.broker import redis_key
+
+    patterns = (redis_key("memoryhub:rate*auth:*"), redis_key("memoryhub:rate*user:*"))
+    keys = [key for pattern in patterns for key in client.scan_iter(pattern)]
     if keys:
         client.delete(*keys)
 

@@ -18,9 +18,14 @@ def redis_client() -> redis.Redis:
     return _client
 
 
+def redis_key(name: str) -> str:
+    """``name`` as this stack's key in Redis (``REDIS_KEY_PREFIX``: stacks sharing one server keep apart)."""
+    return f"{settings.REDIS_KEY_PREFIX}{name}"
+
+
 def queue_keys(queue: str) -> list[str]:
     """The Redis lists holding ``queue``'s messages, one per priority step."""
-    return [queue if step == 0 else f"{queue}{PRIORITY_SEPARATOR}{step}" for step in PRIORITY_STEPS]
+    return [redis_key(queue if step == 0 else f"{queue}{PRIORITY_SEPARATOR}{step}") for step in PRIORITY_STEPS]
 
 
 def queue_depths() -> dict[str, float]:

@@ -33,7 +33,7 @@ from django.conf import settings
 from django.db import transaction
 
 from memoryhub import metrics
-from memoryhub.queues.broker import redis_client
+from memoryhub.queues.broker import redis_client, redis_key
 from memoryhub.queues.routing import (
     COALESCE_TTL_SECONDS,
     COALESCED,
@@ -57,7 +57,7 @@ def _eager() -> bool:
 
 
 def coalesce_key(task: str, bank_id) -> str:
-    return f"memoryhub:queued:{task}:{bank_id}"
+    return redis_key(f"memoryhub:queued:{task}:{bank_id}")
 
 
 def fair_priority(*, queue: str, tenant_id: int | None, now: float | None = None) -> int:
@@ -65,7 +65,7 @@ def fair_priority(*, queue: str, tenant_id: int | None, now: float | None = None
     if tenant_id is None:
         return 0
     window = int((now or time.time()) // 60)
-    key = f"memoryhub:fair:{queue}:{tenant_id}:{window}"
+    key = redis_key(f"memoryhub:fair:{queue}:{tenant_id}:{window}")
     pipe = redis_client().pipeline()
     pipe.incr(key)
     pipe.expire(key, 120)

@@ -96,3 +96,38 @@ def test_enqueue_waits_for_commit_and_rollback_sends_nothing(monkeypatch):
         enqueue_on_commit(TaskName.EXTRACT_BANK, bank_id=2)
         assert sent == []
     assert sent == [(TaskName.EXTRACT_BANK, {"bank_id": 2})]
+
+
+def test_stacks_on_one_redis_server_keep_their_keys_apart(tmp_path):
+    """Two data directories name two key prefixes; a task this stack sends lands under its own prefix only, and
+    the queue depths it reports read those keys (a second checkout's workers cannot take its erasure tasks)."""
+    import redis
+    from django.conf import settings
+
+    from memoryhub.devservers import stack_key_prefix
+    from memoryhub.queues.broker import queue_depths, redis_key
+    from memoryhub.queues.routing import Queue
+
+    assert stack_key_prefix(tmp_path / "a") != stack_key_prefix(tmp_path / "b")
+    assert stack_key_prefix(tmp_path / "a") == stack_key_prefix(tmp_path / "a")
+    assert settings.REDIS_KEY_PREFIX == stack_key_prefix(settings.DATA_DIR)
+
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    probe_queue = "prefix-probe"
+    client.delete(probe_queue, redis_key(probe_queue))
+    try:
+        app.send_task("memoryhub.prefix_probe", queue=probe_queue)
+        assert client.llen(redis_key(probe_queue)) == 1
+        assert client.exists(probe_queue) == 0
+    finally:
+        client.delete(probe_queue, redis_key(probe_queue))
+
+    queue = str(next(iter(Queue)))
+    before = queue_depths()[queue]
+    client.rpush(queue, "not this stack's")
+    client.rpush(redis_key(queue), "this stack's")
+    try:
+        assert queue_depths()[queue] == before + 1
+    finally:
+        client.lrem(queue, 1, "not this stack's")
+        client.lrem(redis_key(queue), 1, "this stack's")
