@@ -11,6 +11,13 @@ from __future__ import annotations
 import re
 
 from beliefs.defense.base import Detector, near, token
+from beliefs.defense.passwords import (
+    PASSWORD_KEY_WORDS,
+    PASSWORD_KEYS,
+    STRUCTURED_PASSWORDS,
+    unlike_a_word,
+    word_password,
+)
 from beliefs.defense.validators import (
     basic_auth,
     entropy,
@@ -437,43 +444,6 @@ CONTEXT_KEYS: list[Detector] = [
 ]
 
 _PASSWORD_KEY = r"(?:password|passwd|passphrase|pwd|pass|secret)"
-# Password keys and words in several languages (the key forms and the words people write in a sentence).
-_PASSWORD_KEY_WORDS = (
-    "password",
-    "passwd",
-    "passphrase",
-    "pwd",
-    "pass",
-    "pw",
-    "passwort",
-    "kennwort",
-    "mot de passe",
-    "contraseña",
-    "contrasena",
-    "clave",
-    "senha",
-    "wachtwoord",
-    "lösenord",
-    "passord",
-    "adgangskode",
-    "salasana",
-    "hasło",
-    "haslo",
-    "heslo",
-    "parola",
-    "пароль",
-    "p/w",
-    "pword",
-    "pswd",
-    "psw",
-)
-_PASSWORD_KEYS = "(?:" + "|".join(re.escape(k).replace("\\ ", "[ _]") for k in _PASSWORD_KEY_WORDS) + ")"
-# Words that stand where a value would but say something about it ("password: required").
-_NOT_A_PASSWORD = re.compile(
-    r"(?i)^(?:required|optional|hidden|masked|encrypted|hashed|unknown|unset|provided|omitted|removed|none|null|"
-    r"reset|expired|updated|changed|incorrect|invalid|missing|generated|prompt|ask|same|blank|empty|random|"
-    r"string|text|secret|password|example|sample|default|ignored|disabled|enabled|forgotten|protected)$"
-)
 _NOT_USER = re.compile(r"(?i)^(?:mailto|tel|sip|sips|xmpp|urn|news|data|javascript|about|cid|mid)$")
 
 
@@ -488,17 +458,8 @@ def _in_reference(text: str, start: int) -> bool:
     return bool(runs) and bool(_REFERENCE_RUN.match(runs[-1]))
 
 
-def _word_password(value: str) -> bool:
-    return not _NOT_A_PASSWORD.match(value.strip("\"'`"))
-
-
-# After its first letter a password told in a sentence holds a digit, a symbol or a capital before a lower-case
-# letter ("Tango77#", "Blue#Harbor"), which the next word of a sentence ("is", "Thursday") does not.
-_NOT_A_WORD = re.compile(r"\d|[^A-Za-z]|[A-Z].*[a-z]")
-
-
 def _prose_password(value: str) -> bool:
-    return password_value(value) and bool(_NOT_A_WORD.search(value[1:]))
+    return password_value(value) and unlike_a_word(value)
 
 
 PASSWORDS: list[Detector] = [
@@ -534,9 +495,9 @@ PASSWORDS: list[Detector] = [
         "credential",
         re.compile(
             r"(?i)(?:(?<![A-Za-z0-9])|(?-i:(?<=[A-Z0-9])(?=[A-Z])|(?<=[a-z0-9])(?=[A-Z])))"
-            rf"{_PASSWORD_KEY}(?:\"|')?(?:[ \t]*(?:[:=]|=>|:=)[ \t]*|[ \t]+)"
+            rf"{_PASSWORD_KEY}(?:\"|')?(?:[ \t]*\([^()\n]{{1,40}}\))?(?:[ \t]*(?:[:=]|=>|:=)[ \t]*|[ \t]+)"
             r"(?:(?P<q>[\"'`])(?P<qv>(?:\\.|(?!(?P=q))[^\n\\]){4,128})(?P=q)"
-            r"|(?P<v>[^\s\"',;`)\]}]{4,128}(?<![:=])(?![\w:])))"
+            r"|(?P<v>(?![(\[{<])[^\s\"',;`)\]}]{4,128}(?<![:=])(?![\w:])))"
         ),
         validate=password_value,
         group=("qv", "v"),
@@ -551,13 +512,14 @@ PASSWORDS: list[Detector] = [
         "credential",
         re.compile(
             r"(?i)(?:(?<![A-Za-z0-9])|(?-i:(?<=[a-z0-9])(?=[A-Z])))"
-            rf"{_PASSWORD_KEYS}(?:\"|')?[ \t]*(?:[:=]|=>|:=)[ \t]*"
+            rf"{PASSWORD_KEYS}(?:\"|')?(?:[ \t]*\([^()\n]{{1,40}}\))?"
+            r"(?:[ \t]*(?:[:=]|=>|:=|->|\u2192|\u2014|\u2013)[ \t]*|[ \t]+-[ \t]+)"
             r"(?:(?P<q>[\"'`])(?P<qv>(?:\\.|(?!(?P=q))[^\n\\]){4,128})(?P=q)"
-            r"|(?P<v>[^\s\"',;`)\]}]{4,128}?)[ \t]*(?=[,;}\]\r\n]|$))"
+            r"|(?P<v>[^\s\"',;`)\]}]{4,128}?)[ \t]*(?=[,;}\]\r\n|]|$))"
         ),
-        validate=lambda v: not is_placeholder(v) and password_value(v + "~~") and _word_password(v),
+        validate=lambda v: not is_placeholder(v) and password_value(v + "~~") and word_password(v),
         group=("qv", "v"),
-        keywords=_PASSWORD_KEY_WORDS,
+        keywords=PASSWORD_KEY_WORDS,
         anchored=True,
     ),
     Detector(
@@ -579,13 +541,13 @@ PASSWORDS: list[Detector] = [
         "password_in_prose",
         "credential",
         re.compile(
-            rf"(?i)(?<![\w-]){_PASSWORD_KEYS}\b(?:[^\n.:=!?;@/]{{0,40}}?\b(?:is|was|ist|war|est|es|era|è|é|är|er|"
+            rf"(?i)(?<![\w-]){PASSWORD_KEYS}\b(?:[^\n.:=!?;@/]{{0,40}}?\b(?:is|was|ist|war|lautet|heißt|luidt|est|es|era|è|é|är|er|"
             r"to|now|be)\b:?|[^\n.:=;@/]{0,40}?[:=])\s*(?:now\s+|set\s+to\s+|changed\s+to\s+)?"
             r"(?:(?P<q>[\"'`])(?P<qv>[^\"'`\n]{4,64})(?P=q)|(?P<v>[^\s\"'`]{4,64}?)(?=[.,;:)]*(?:\s|$)))"
         ),
         validate=_prose_password,
         group=("qv", "v"),
-        keywords=_PASSWORD_KEY_WORDS,
+        keywords=PASSWORD_KEY_WORDS,
         anchored=True,
     ),
     # The value first, then what it is ("use Hunter22! as the password", "Blue#Harbor2024 is her new password").
@@ -650,6 +612,8 @@ PASSWORDS: list[Detector] = [
             (r"\becho\s+'(?P<v>[^']{4,128})'\s*\|\s*docker login", ("docker login",)),
             (r"^[\w.\-*]+:(?:\d+|\*):[\w*\-]+:[\w*\-.]+:(?P<v>[^\s:]{4,128})$", (":5432:", ":3306:", ":*:")),
             (r"\bcredentials?\s*[:=]?\s*\S+\s+/\s+(?P<v>\S{6,64})", ("credential",)),
+            (r"\bnet\s+use\b[^\n]*?\s/user:\S+\s+(?P<v>[^\s/]\S{3,127})", ("net use",)),
         )
     ),
+    *STRUCTURED_PASSWORDS,
 ]
