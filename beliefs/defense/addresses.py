@@ -40,7 +40,8 @@ _STREET_FIRST = (
 )
 _GLUED = (
     "straße|strasse|str\\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|steig|markt|straat|laan|gracht|plein|"
-    "kade|singel|dijk|steeg|gatan|vägen|gata|väg|torget|gränd|vej|gade|allé|stræde|veien|vegen|gate|katu|tie|kuja"
+    "kade|singel|dijk|steeg|gatan|vägen|gata|väg|torget|gränd|vej|gade|allé|stræde|veien|vegen|gate|katu|tie|kuja|"
+    "út|utca|körút|tér|náměstí|ulice|třída|caddesi|sokak|sokağı|bulvarı|ulitsa|prospekt|pereulok|shosse"
 )
 _DIRECTION = r"(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\.?"
 _NUMBER = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,5}[A-Za-z]?)?(?:[ \t](?:bis|ter|quater)\b)?"
@@ -59,7 +60,7 @@ _LOWER_STOP = (
 _UNIT = (
     r"(?:(?i:apt|apartment|flat|unit|suite|ste|room|rm|studio|floor|fl|level|lvl|bldg|building|block|blk|"
     r"appartement|étage|piso|puerta|wohnung)\.?\s{0,2}(?:no\.?\s{0,2})?#?\s{0,2}[A-Za-z0-9][\w\-/]{0,7}+"
-    r"|#\s?\d{1,5}[A-Za-z]?|\d{1,2}(?:º|ª|°)\s?[A-Za-z]?)"
+    r"|#\s?\d{1,5}[A-Za-z]?(?:-\d{1,5}[A-Za-z]?)?|\d{1,2}(?:º|ª|°)\s?[A-Za-z]?)"
 )
 _STATES = (
     "AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|"
@@ -69,7 +70,7 @@ _UK_POSTCODE = (
     r"(?:GIR ?0AA|[A-PR-UWYZ](?:\d[A-HJKPSTUW]?|[A-HK-Y]\d[ABEHMNPRVWXY]?|\d\d|[A-HK-Y]\d\d?) ?\d[ABD-HJLNP-UW-Z]{2})"
 )
 _POSTCODE = (
-    rf"(?:{_UK_POSTCODE}|[ABCEGHJ-NPRSTVXY]\d[A-Z] ?\d[A-Z]\d|\d{{5}}-\d{{3,4}}|〒?\d{{3}}-\d{{4}}|\d{{2}}-\d{{3}}"
+    rf"(?:{_UK_POSTCODE}|[ABCEGHJ-NPRSTVXY]\d[A-Z] ?\d[A-Z]\d|\d{{4,5}}-\d{{3,4}}|〒?\d{{3}}-\d{{4}}|\d{{2}}-\d{{3}}"
     r"|\d{3} \d{2}|\d{4} ?[A-Z]{2}(?![A-Za-z])|[A-Z]{1,2}-\d{4,5}|[AC-FHKNPRTV-Y]\d{2} ?[AC-FHKNPRTV-Y0-9]{4}"
     r"|\d{4,6})"
 )
@@ -86,13 +87,14 @@ _TAIL_PART = (
 _TAIL = rf"(?:{_SEPARATOR}{_TAIL_PART}){{0,6}}+"
 _LOWER_TAIL = r"(?:,[ \t]{0,2}(?!" + _LOWER_STOP + r"\b)[a-z][a-z\-]{2,24}\b)?"
 _UNIT_BEFORE = re.compile(
-    rf"(?:{_UNIT},?|(?i:unit|apt|flat|suite|no|nr|num|number|house|haus)\.?|(?i:no|nr)\.?[ \t]?\d{{1,5}},)[ \t]{{1,3}}$"
+    rf"(?:{_UNIT},?|(?i:unit|apt|flat|suite|no|nr|num|number|house|haus|block|blk)\.?|(?i:no|nr)\.?[ \t]?\d{{1,5}},)"
+    r"[ \t]{1,3}$"
 )
 
 # 742 Evergreen Terrace; 1600 Pennsylvania Avenue NW; 12 rue de la Paix; 4821 W Cermak Rd Apt 2 (from the number)
 _NUMBER_FIRST = re.compile(
     rf"(?<![\w.,/\-]){_NUMBER},?[ \t]{{1,3}}(?:{_DIRECTION}[ \t]{{1,3}})?"
-    rf"(?:(?:(?:{_NAME}|{_PARTICLE})[ \t]{{1,3}}){{1,4}}?(?i:{_SUFFIXES})(?![\w\-])\.?"
+    rf"(?:(?:(?:{_NAME}|{_PARTICLE})[ \t]{{1,3}}){{1,4}}?(?i:{_SUFFIXES})(?![\w\-])\.?(?:[ \t]\d{{1,3}}(?![\w\-]))?"
     rf"|(?i:{_STREET_FIRST})\.?(?:[ \t]{{1,3}}(?:{_PARTICLE}|{_NAME})){{1,5}})"
     rf"(?:[ \t]{{1,2}}(?:N|S|E|W|NE|NW|SE|SW)(?![\w\-]))?{_TAIL}"
 )
@@ -103,14 +105,24 @@ _STREET_WORD_FIRST = re.compile(
 )
 # Hauptstraße 5; Keizersgracht 123; Drottninggatan 53; Nørregade 10; Berliner Straße 12 (from the name)
 _JOINED = re.compile(
-    rf"(?<![\w\-]){_CAPITAL}[\w\-]{{0,40}}?(?:[ \t](?i:{_GLUED})|{_GLUED})[ \t]{{0,2}}{_NUMBER}(?![\w\-]){_TAIL}"
+    rf"(?<![\w\-]){_CAPITAL}[\w\-]{{0,40}}?(?:[ \t](?i:{_GLUED})|{_GLUED})[ \t]{{0,2}}(?:No[.:]?[ \t]?)?"
+    rf"{_NUMBER}(?![\w\-]){_TAIL}"
 )
 # 1-2-3 Marunouchi, Chiyoda-ku, Tokyo 100-0005 (from the block number)
 _BLOCK = re.compile(
     rf"(?<![\w\-])\d{{1,4}}-\d{{1,4}}(?:-\d{{1,4}})?[ \t]{{1,3}}{_CAPITAL}[\w\-]{{1,30}},?[ \t]{{1,3}}"
     rf"{_CAPITAL}[\w]{{1,30}}-(?:ku|shi|cho|machi|gun|ken|mura){_TAIL}"
 )
-_BOX = re.compile(r"\b(?:P\.?\s?O\.?\s?Box|Postfach|Apartado(?: de correos)?|Caixa Postal)\s{1,3}\d{1,6}\b" + _TAIL)
+# Calle 93 #11-26; Carrera 7 No. 32-16; Cra. 15 # 88-64 (a grid address: the street's number, then the crossing
+# street's and the distance from it)
+_GRID = re.compile(
+    r"(?<![\w\-])(?i:calle|cl|carrera|cra|kr|avenida|av|diagonal|dg|transversal|tv)\.?[ \t]{1,3}\d{1,3}[A-Za-z]?"
+    r"(?:[ \t]?bis)?[ \t]{0,3}(?:#|No\.?|N[°º])[ \t]{0,3}\d{1,3}[A-Za-z]?[ \t]?-[ \t]?\d{1,3}(?![\w\-])" + _TAIL
+)
+_BOX = re.compile(
+    r"\b(?:(?:P\.?\s?O\.?\s?|(?:RR|R\.R\.|HC|Rural Route)\s?\d{1,3}\s{1,3})Box|Postfach|Apartado(?: de correos)?"
+    r"|Caixa Postal)\s{1,3}\d{1,6}\b" + _TAIL
+)
 # lower case, after words that introduce an address: "my address is 42 elm street, springfield"
 _LOWER = re.compile(
     rf"(?<![\w.,/\-]){_NUMBER}[ \t]{{1,3}}(?:(?!{_LOWER_STOP}\b)[a-z][a-z'\-]{{1,24}}[ \t]{{1,3}}){{1,3}}"
@@ -126,15 +138,16 @@ INTRODUCED = re.compile(
     r"(?i)\b(?:address|addr|live[sd]?|living|moved|move|ship(?:ped|ping)?|deliver(?:ed|y)?|send|sent|mail|post|"
     r"located|residence|resides|home|house|office|billing|stay(?:ing)?|visit|at|to)\b[^.\n]{0,24}$"
 )
-FORMS = (_NUMBER_FIRST, _STREET_WORD_FIRST, _JOINED, _BLOCK, _BOX, _LOWER)
+FORMS = (_NUMBER_FIRST, _STREET_WORD_FIRST, _JOINED, _BLOCK, _BOX, _GRID, _LOWER)
 
 # The literal words each form turns on, found in one pass over the lower-cased text.
 _SUFFIX_WORDS = {w for w in _SUFFIXES.replace("?", "").split("|")} | {"meadow", "courtyard", "ter"}
 _FIRST_WORDS = set(_STREET_FIRST.split("|"))
+_GRID_WORDS = {"calle", "cl", "carrera", "cra", "kr", "avenida", "av", "diagonal", "dg", "transversal", "tv"}
 _GLUED_WORDS = {w.replace("\\", "") for w in _GLUED.split("|")}
 _BLOCK_WORDS = {"-ku", "-shi", "-cho", "-machi", "-gun", "-ken", "-mura"}
 _BOX_WORDS = {"box", "postfach", "apartado", "caixa postal"}
-_LITERALS = sorted(_SUFFIX_WORDS | _FIRST_WORDS | _GLUED_WORDS | _BLOCK_WORDS | _BOX_WORDS)
+_LITERALS = sorted(_SUFFIX_WORDS | _FIRST_WORDS | _GLUED_WORDS | _BLOCK_WORDS | _BOX_WORDS | _GRID_WORDS)
 _FINDER = AhoCorasick(_LITERALS)
 _HOUSE_NUMBER = re.compile(r"(?<![\w.,/\-])\d")
 
@@ -206,6 +219,8 @@ def address_spans(text: str):
                 match = _from_number(_NUMBER_FIRST, text, max(0, start - 12), start, start) or _STREET_WORD_FIRST.match(
                     text, start
                 )
+            if match is None and word in _GRID_WORDS:
+                match = _GRID.match(text, start)
             if match is None and word in _BLOCK_WORDS:
                 match = _from_number(_BLOCK, text, max(0, start - 50), start, start)
             if match is None and word in _BOX_WORDS:

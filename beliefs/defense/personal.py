@@ -73,21 +73,28 @@ def _emails(text: str):
             yield start, match.end()
 
 
+# Words that say a number is a phone number; a key's underscore or a "#" does not end them ("phone_number", "Ph#");
+# German compounds end in "nummer" ("Handynummer", "Rufnummer").
 _PHONE_CONTEXT = re.compile(
-    r"(?i)\b(?:tel|phone|call|mobile|cell|fax|ring|contact|whatsapp|sms|text me|number|"
-    r"telefon|téléphone|teléfono|callback|reach)\b"
+    r"(?i)(?<![^\W_])(?:tel|tél|tlf|tfno|ph|phone|call|mobile|mob|cell|cel|celular|handy|móvil|movil|fax|ring|contact|"
+    r"whatsapp|sms|text me|number|telefon|telefone|telefono|telephone|téléphone|teléfono|callback|reach|número|numero"
+    r"|\w*nummer)(?![^\W_])"
 )
-_PHONE_REST = r"[\d\s().\-]{5,20}\d(?:\s*(?:x|ext\.?)\s*\d{1,6})?(?![\w@/\-]|\.\d)"
+# The rest of a number after its first digit: digits in groups split by spaces, brackets, dots, dashes (an en dash
+# too) or slashes ("030/901820"), and an extension.
+_PHONE_REST = r"[\d\s().\-\u2013/]{5,20}\d(?:\s*(?:x|ext\.?)\s*\d{1,6})?(?![\w@/\-]|\.\d)"
 _REGIONS = ("US", "GB", "DE", "FR", "ES", "NL", "IT", "AU", "IN", "CA", "JP", "BR")
+# A date is three groups with one separator: "01.42.68.53.00" (five groups, a French number) is not one.
 _DATE_OR_TIME = re.compile(
-    r"\d{4}-\d{2}-\d{2}|\d{1,2}[/.]\d{1,2}[/.]\d{2,4}|\d{1,2}:\d{2}|^\d{3}-\d{2}-\d{4}$|^\d{2}-\d{7}$"
+    r"\d{4}([-/.])\d{1,2}\1\d{1,2}(?![/.]?\d)|(?<![\d/.])\d{1,2}([/.])\d{1,2}\2\d{2,4}(?![/.]?\d)|\d{1,2}:\d{2}"
+    r"|^\d{3}-\d{2}-\d{4}$|^\d{2}-\d{7}$"
     r"|^\d{1,3}(?:\.\d{1,3}){3}$|^\d{3}\.\d{3}\.\d{3}-\d{2}$"
 )
 
 
 _EXTENSION = re.compile(r"(?i)\s*(?:x|ext\.?)\s*\d+$")
 _NON_DIGITS = re.compile(r"\D")
-_FORMATTING = re.compile(r"[()\s.\-]")
+_FORMATTING = re.compile(r"[()\s.\-\u2013]")  # (not a slash: "415/555/0132" needs a phone word near it)
 
 
 # Digits inside a code that letters began ("1Z 999 AA1 01 2345 678 4", a UPS tracking number).
@@ -108,9 +115,13 @@ def _phone_check(text: str, start: int, end: int) -> bool:
     formatted = bool(_FORMATTING.search(number.strip()))
     if not international and not formatted and not near(text, start, _PHONE_CONTEXT, 40):
         return False
-    if not international and (len(digits) > 11 or (len(digits) < 9 and not near(text, start, _PHONE_CONTEXT, 40))):
-        return False  # national numbers have at most 11 digits; longer runs are accounts, cards or ids
+    if not international and (len(digits) > 12 or (len(digits) < 9 and not near(text, start, _PHONE_CONTEXT, 40))):
+        return False  # national numbers have at most 12 digits; longer runs are accounts, cards or ids
+    if not international and len(digits) == 12:
+        # 12 national digits: a German mobile ("0151 12345678") beside a phone word, valid in its plan, not a run
+        return near(text, start, _PHONE_CONTEXT, 40) and _valid_somewhere(number.replace("\u2013", "-"))
     candidates = [None] if international else _REGIONS
+    number = number.replace("\u2013", "-")
     for region in candidates:
         try:
             parsed = phonenumbers.parse(number.replace("(0)", "") if international else number, region)
@@ -118,6 +129,17 @@ def _phone_check(text: str, start: int, end: int) -> bool:
             continue
         if phonenumbers.is_possible_number(parsed):
             return True
+    return False
+
+
+def _valid_somewhere(number: str) -> bool:
+    """A valid number (not only a possible one) in one of the regions a national number is read in."""
+    for region in _REGIONS:
+        try:
+            if phonenumbers.is_valid_number(phonenumbers.parse(number, region)):
+                return True
+        except phonenumbers.NumberParseException:
+            continue
     return False
 
 

@@ -219,6 +219,22 @@ POSITIVES = [
     ("address", "Unit 5/23 Smith St, Parramatta NSW 2150", "Unit 5/23 Smith St, Parramatta NSW 2150"),
     ("address", "No. 12, Jalan Sultan Ismail, 50250 Kuala Lumpur", "No. 12, Jalan Sultan Ismail, 50250 Kuala Lumpur"),
     ("address", "Адрес: ул. Тверская, д. 7, кв. 12, Москва, 125009", "ул. Тверская, д. 7, кв. 12, Москва, 125009"),
+    ("address", "Rua Augusta 100, 1100-053 Lisboa", "Rua Augusta 100, 1100-053 Lisboa"),
+    ("address", "She lives at Andrássy út 60, 1062 Budapest.", "Andrássy út 60, 1062 Budapest"),
+    ("address", "Václavské náměstí 1, 110 00 Praha", "Václavské náměstí 1, 110 00 Praha"),
+    ("address", "İstiklal Caddesi No:45, Beyoğlu, İstanbul", "İstiklal Caddesi No:45, Beyoğlu, İstanbul"),
+    ("address", "Tverskaya ulitsa 7, Moscow 125009", "Tverskaya ulitsa 7, Moscow 125009"),
+    ("address", "Ship to: 1234 County Road 56, Smalltown, MN 55555", "1234 County Road 56, Smalltown, MN 55555"),
+    ("address", "Block 123 Ang Mo Kio Ave 3, #05-123, Singapore 560123", "Block 123 Ang Mo Kio Ave 3, #05-123, Singapore 560123"),
+    ("address", "RR 2 Box 152, Hollister, MO 65672", "RR 2 Box 152, Hollister, MO 65672"),
+    ("address", "Oficina: Calle 93 #11-26, Bogotá", "Calle 93 #11-26, Bogotá"),
+    ("phone", "Ph# 4155550132", "4155550132"),
+    ("phone", "phone_number=4155550132", "4155550132"),
+    ("phone", "cell:415/555/0132", "415/555/0132"),
+    ("phone", "Telefon: 030/901820", "030/901820"),
+    ("phone", "phone: 415–555–0132", "415–555–0132"),
+    ("phone", "Tél : 01.42.68.53.00", "01.42.68.53.00"),
+    ("phone", "Ihre Handynummer ist 0151 12345678.", "0151 12345678"),
 ]
 
 LOOKALIKES = [
@@ -266,6 +282,14 @@ LOOKALIKES = [
     "IMEI 490154203237518",
     "ISBN 0-306-40615-2 and 978-0-306-40615-7",
     "ORCID 0000-0002-1825-0097",
+    "Invoice 0151 12345678 is due.",
+    "ticket 2024/555/0132 reopened",
+    "On 2024/11/05 10:30 the ratio was 3/4/5.",
+    "Order 415-555-0132-A shipped",
+    "Daniela 25, Marco 30 and Pia 12 joined.",
+    "Chapter 4 covers Park 2 and County Road 5.",
+    "Calle 13 is a band; Box 12 of 40 shipped; RR 2 qualifies",
+    "Ticket #05-123 closed in version 2024-555",
 ]
 
 
