@@ -317,6 +317,41 @@ _DATE = (
     rf"(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}[/.\-]\d{{1,2}}[/.\-]\d{{2,4}}|{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+"
     rf"\d{{4}}|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\.?,?\s+\d{{4}})"
 )
+# A date of birth after its label, in the label's languages: the month named in English, German, French, Spanish,
+# Italian, Portuguese or Dutch, numeric in any order (a run of eight digits too), or written in CJK.
+_BIRTH_LABEL = (
+    r"date[ _\-]?of[ _\-]?birth|dateofbirth|birth[ _\-]?date|birthdate|birth|birthday(?: is)?|d\.o\.b\.?|dob|"
+    r"born(?: on)?|geburtsdatum|geboren|date de naissance|née?|fecha de nacimiento|nacid[oa]|data di nascita|"
+    r"nat[oa] il|data de nascimento|nascid[oa]|geboortedatum|дата рождения|родил(?:ся|ась)|生年月日|出生日期|"
+    r"födelsedatum|fødselsdato|syntymäaika|data urodzenia|urodzon[ya]"
+)
+_MONTH_WORD = (
+    rf"(?:{_MONTH}|januar|februar|märz|maerz|mai|juni|juli|oktober|dezember|janvier|février|fevrier|mars|avril|juin|"
+    r"juillet|août|aout|septembre|octobre|novembre|décembre|decembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|"
+    r"septiembre|setiembre|octubre|noviembre|diciembre|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|"
+    r"dicembre|janeiro|fevereiro|março|marco|maio|junho|julho|setembro|outubro|dezembro|januari|februari|maart|mei|"
+    r"augustus)"
+)
+_BIRTH_DATE = (
+    rf"(?:\d{{4}}[\-/.]\d{{1,2}}[\-/.]\d{{1,2}}|\d{{1,2}}[/.\-]\d{{1,2}}[/.\-]\d{{2,4}}|\d{{8}}(?!\d)"
+    rf"|{_MONTH_WORD}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}"
+    rf"|\d{{1,2}}(?:st|nd|rd|th|\.|er)?(?:\s+of|\s+de)?[\s\-]+{_MONTH_WORD}\.?(?:,|\s+de)?[\s\-]+\d{{2,4}}"
+    r"|\d{4}年\d{1,2}月\d{1,2}日)"
+)
+
+
+def _plausible_birth_date(value: str) -> bool:
+    """Eight digits are a date of birth only when they read as one (YYYYMMDD, DDMMYYYY or MMDDYYYY)."""
+    if not (len(value) == 8 and value.isdigit()):
+        return True
+    year_first = 1900 <= int(value[:4]) <= 2030 and 1 <= int(value[4:6]) <= 12 and 1 <= int(value[6:]) <= 31
+    year_last = 1900 <= int(value[4:]) <= 2030 and (
+        (1 <= int(value[:2]) <= 31 and 1 <= int(value[2:4]) <= 12)
+        or (1 <= int(value[:2]) <= 12 and 1 <= int(value[2:4]) <= 31)
+    )
+    return year_first or year_last
+
+
 _STATES = (
     "AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|"
     "RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|DC|PR|VI|GU|AS|MP|FM|MH|PW|AA|AE|AP"
@@ -507,11 +542,38 @@ PERSONAL: list[Detector] = [
         "date_of_birth",
         "pii",
         re.compile(
-            r"(?i)(?:\bdate[ _-]?of[ _-]?birth|\bbirth[ _-]?date|\bd\.o\.b\.|\bdob\b|\bborn(?: on)?|\bbirthday(?: is)?|"
-            rf"\bgeburtsdatum|\bdate de naissance|\bfecha de nacimiento)[\"']?\s*[:=]?\s*[\"']?(?P<v>{_DATE})"
+            rf"(?i)(?<![^\W_])(?:{_BIRTH_LABEL})(?![^\W_])[\"']?[ \t]*(?:\([^()\n]{{1,20}}\)[ \t]*)?"
+            r"(?:(?:[:=|\-\u2013\u2014]|on|am|le|el|il|em|op)[ \t]*)?(?:the[ \t]+)?[\"']?"
+            rf"(?P<v>{_BIRTH_DATE})"
         ),
+        validate=_plausible_birth_date,
         group="v",
-        keywords=("birth", "dob", "d.o.b", "born", "naissance", "nacimiento", "geburt"),
+        keywords=(
+            "birth",
+            "dob",
+            "d.o.b",
+            "born",
+            "naissance",
+            "né",
+            "nacimiento",
+            "nacid",
+            "geburt",
+            "geboren",
+            "geboorte",
+            "nascita",
+            "nato",
+            "nata",
+            "nascimento",
+            "nascid",
+            "рожд",
+            "生年月日",
+            "出生",
+            "födelse",
+            "fødsel",
+            "syntymä",
+            "urodzenia",
+            "urodzon",
+        ),  # fmt: skip
     ),
     Detector(
         "street_address",
