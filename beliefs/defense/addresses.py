@@ -32,6 +32,20 @@ _SUFFIXES = (
     "embankment|broadway|circus|vale|passage|promenade|chase|approach|crest|causeway|boardwalk|court?yard|tce|cct|"
     "cl|gr|gdns|crt|bvd|esp|mall|market|marg|nagar"
 )
+# Further road types of the Australian standard (AS 4590) and elsewhere. Many are also ordinary words ("Key",
+# "End", "Centre"), so an address ending in one counts only when a state or postcode follows within its tail.
+_WIDE_SUFFIXES = (
+    "access|alleyway|amble|anchorage|arcade|artery|basin|beach|boulevarde|brace|brae|break|bridge|brow|bypass|byway|"
+    "centre|centreway|circlet|circuit|colonnade|common|concourse|copse|corner|corso|cross|crossroad|crossway|"
+    "cruiseway|cul-de-sac|cutting|dale|dell|deviation|dip|distributor|driveway|edge|elbow|end|entrance|estate|"
+    "extension|fairway|firetrail|fire track|follow|footway|foreshore|formation|front|frontage|gap|garden|gate|gates|"
+    "glade|grange|ground|gully|highroad|interchange|intersection|junction|key|landing|laneway|lees|line|link|little|"
+    "lookout|lower|meander|mew|motorway|mount|nook|outlook|parklands|part|pass|pathway|piazza|plateau|pocket|port|"
+    "quad|quadrangle|quadrant|quays|ramble|ramp|range|reach|reserve|rest|retreat|ride|ridgeway|ring|river|riverway|"
+    "riviera|roads|roadside|roadway|ronde|rosebowl|rotary|round|run|siding|slope|sound|spur|stairs|steps|strand|"
+    "strip|subway|tarn|thoroughfare|tollway|top|tor|towers|track|trailer|triangle|trunkway|turn|underpass|upper|"
+    "viaduct|villas|vista|wade|walkway|wynd"
+)
 _STREET_FIRST = (
     "rue|avenue|av|avda|avenida|boulevard|bd|blvd|place|impasse|allée|allee|chemin|quai|cours|route|via|viale|"
     "corso|piazza|piazzale|largo|vicolo|calle|c/|carrer|passeig|paseo|plaza|plaça|camino|ronda|travesía|rua|"
@@ -64,7 +78,7 @@ _UNIT = (
 )
 _STATES = (
     "AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|"
-    "PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|DC|PR|AB|BC|MB|NB|NL|NS|NT|NU|ON|PE|QC|SK|YT|NSW|VIC|QLD|TAS|ACT"
+    "PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|DC|PR|AB|BC|MB|NB|NL|NS|NT|NU|ON|PE|QC|SK|YT|NSW|VIC|QLD|TAS|ACT|SA"
 )
 _UK_POSTCODE = (
     r"(?:GIR ?0AA|[A-PR-UWYZ](?:\d[A-HJKPSTUW]?|[A-HK-Y]\d[ABEHMNPRVWXY]?|\d\d|[A-HK-Y]\d\d?) ?\d[ABD-HJLNP-UW-Z]{2})"
@@ -88,7 +102,7 @@ _TAIL = rf"(?:{_SEPARATOR}{_TAIL_PART}){{0,6}}+"
 _LOWER_TAIL = r"(?:,[ \t]{0,2}(?!" + _LOWER_STOP + r"\b)[a-z][a-z\-]{2,24}\b)?"
 _UNIT_BEFORE = re.compile(
     rf"(?:{_UNIT},?|(?i:unit|apt|flat|suite|no|nr|num|number|house|haus|block|blk)\.?|(?i:no|nr)\.?[ \t]?\d{{1,5}},)"
-    r"[ \t]{1,3}$"
+    r"(?:[ \t]{1,3}|[ \t]{0,3}\r?\n[ \t]{0,3})$"
 )
 
 # 742 Evergreen Terrace; 1600 Pennsylvania Avenue NW; 12 rue de la Paix; 4821 W Cermak Rd Apt 2 (from the number)
@@ -97,6 +111,13 @@ _NUMBER_FIRST = re.compile(
     rf"(?:(?:(?:{_NAME}|{_PARTICLE})[ \t]{{1,3}}){{1,4}}?(?i:{_SUFFIXES})(?![\w\-])\.?(?:[ \t]\d{{1,3}}(?![\w\-]))?"
     rf"|(?i:{_STREET_FIRST})\.?(?:[ \t]{{1,3}}(?:{_PARTICLE}|{_NAME})){{1,5}})"
     rf"(?:[ \t]{{1,2}}(?:N|S|E|W|NE|NW|SE|SW)(?![\w\-]))?{_TAIL}"
+)
+# 311 Coolabah Access, Fremantle WA 6160 (a road type that is also a word: a state, or a UK or Canadian postcode,
+# must follow; a bare four-digit number would take "Level 4 Service Centre, 2024")
+_WIDE_END = rf"(?:{_STATES}|{_UK_POSTCODE}|[ABCEGHJ-NPRSTVXY]\d[A-Z] ?\d[A-Z]\d)(?![\w\-])"
+_NUMBER_FIRST_WIDE = re.compile(
+    rf"(?<![\w.,/\-]){_NUMBER},?[ \t]{{1,3}}(?:(?:{_NAME}|{_PARTICLE})[ \t]{{1,3}}){{1,4}}?"
+    rf"(?i:{_WIDE_SUFFIXES})(?![\w\-])\.?(?=(?:{_SEPARATOR}{_TOWN}(?![\w\-])){{0,2}}{_SEPARATOR}{_WIDE_END}){_TAIL}"
 )
 # Via Roma 10; Calle de Alcalá 45; Av. Paulista, 1578; ul. Marszałkowska 84/92 (from the street word)
 _STREET_WORD_FIRST = re.compile(
@@ -138,7 +159,7 @@ INTRODUCED = re.compile(
     r"(?i)\b(?:address|addr|live[sd]?|living|moved|move|ship(?:ped|ping)?|deliver(?:ed|y)?|send|sent|mail|post|"
     r"located|residence|resides|home|house|office|billing|stay(?:ing)?|visit|at|to)\b[^.\n]{0,24}$"
 )
-FORMS = (_NUMBER_FIRST, _STREET_WORD_FIRST, _JOINED, _BLOCK, _BOX, _GRID, _LOWER)
+FORMS = (_NUMBER_FIRST, _NUMBER_FIRST_WIDE, _STREET_WORD_FIRST, _JOINED, _BLOCK, _BOX, _GRID, _LOWER)
 
 # The literal words each form turns on, found in one pass over the lower-cased text.
 _SUFFIX_WORDS = {w for w in _SUFFIXES.replace("?", "").split("|")} | {"meadow", "courtyard", "ter"}
@@ -147,9 +168,11 @@ _GRID_WORDS = {"calle", "cl", "carrera", "cra", "kr", "avenida", "av", "diagonal
 _GLUED_WORDS = {w.replace("\\", "") for w in _GLUED.split("|")}
 _BLOCK_WORDS = {"-ku", "-shi", "-cho", "-machi", "-gun", "-ken", "-mura"}
 _BOX_WORDS = {"box", "postfach", "apartado", "caixa postal"}
-_LITERALS = sorted(_SUFFIX_WORDS | _FIRST_WORDS | _GLUED_WORDS | _BLOCK_WORDS | _BOX_WORDS | _GRID_WORDS)
+_WIDE_WORDS = set(_WIDE_SUFFIXES.split("|")) - _SUFFIX_WORDS
+_LITERALS = sorted(_SUFFIX_WORDS | _FIRST_WORDS | _GLUED_WORDS | _BLOCK_WORDS | _BOX_WORDS | _GRID_WORDS | _WIDE_WORDS)
 _FINDER = AhoCorasick(_LITERALS)
 _HOUSE_NUMBER = re.compile(r"(?<![\w.,/\-])\d")
+_DIGIT_AFTER = re.compile(r"\d|\b[A-Z]{2,3}\b")  # a postcode or a state the wide road types need after them
 
 
 def _boundary_before(text: str, i: int) -> bool:
@@ -219,6 +242,8 @@ def address_spans(text: str):
                 match = _from_number(_NUMBER_FIRST, text, max(0, start - 12), start, start) or _STREET_WORD_FIRST.match(
                     text, start
                 )
+            if match is None and word in _WIDE_WORDS and _DIGIT_AFTER.search(text, end, end + 80):
+                match = _from_number(_NUMBER_FIRST_WIDE, text, max(0, start - 90), start, start)
             if match is None and word in _GRID_WORDS:
                 match = _GRID.match(text, start)
             if match is None and word in _BLOCK_WORDS:
