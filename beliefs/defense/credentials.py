@@ -229,10 +229,12 @@ def _sas_spans(text: str):
             yield start, end
 
 
+# Keys named as public or as something other than a credential ("publishable key", "site key", "search-only key"
+# as Stripe, reCAPTCHA and Algolia publish them; "partition key", "next page token").
 _PUBLIC_KEY_NAME = re.compile(
     r"(?i)(?:public|publishable|site|pub|idempotency|cache|partition|sort|row|foreign|object|s3|bucket|file|lookup|"
-    r"dedupe?|routing|shard|hash|signing|next[_\-]?page|page|continuation|cursor|sync|etag)[_\-]?(?:key|token)"
-    r"|keyid|key_id|keyname|key_name"
+    r"dedupe?|routing|shard|hash|signing|next[_\-]?page|page|continuation|cursor|sync|etag|search[ _\-]only)"
+    r"[ _\-]?(?:key|token)|keyid|key_id|keyname|key_name"
 )
 _AZURE = re.compile(r"(?i)accountkey|account[_\-]?key|storage[_\-]?key|azure|\"key[12]\"|keyname")
 
@@ -416,7 +418,9 @@ CONTEXT_KEYS: list[Detector] = [
         group="v",
         keywords=("key", "token", "secret"),
         anchored=True,
-        check=lambda text, start, end: not near(text, start, _HASH_CONTEXT, 40),
+        check=lambda text, start, end: (
+            not near(text, start, _HASH_CONTEXT, 40) and not _PUBLIC_KEY_NAME.search(text, max(0, start - 40), start)
+        ),
     ),
     # A quoted value given to a key whose name ends in key, secret or token (``"primaryKey": "…"``,
     # ``client_secret: '…'``): the whole quoted value, whatever characters it holds.
@@ -439,7 +443,9 @@ CONTEXT_KEYS: list[Detector] = [
         "credential",
         re.compile(r"(?<![\w/+=\-])[A-Za-z0-9_\-]{32,128}(?![\w/+=\-])"),
         random_secret,
-        check=lambda text, start, end: not near(text, start, _HASH_CONTEXT, 24),
+        check=lambda text, start, end: (
+            not near(text, start, _HASH_CONTEXT, 24) and not _PUBLIC_KEY_NAME.search(text, max(0, start - 40), start)
+        ),
     ),
 ]
 

@@ -113,8 +113,8 @@ def _phone_check(text: str, start: int, end: int) -> bool:
         number = "+" + number[2:].lstrip(" -.")
     international = number.startswith("+")
     formatted = bool(_FORMATTING.search(number.strip()))
-    if not international and not formatted and not near(text, start, _PHONE_CONTEXT, 40):
-        return False
+    if not international and not (formatted and "/" not in number) and not near(text, start, _PHONE_CONTEXT, 40):
+        return False  # (a slash groups digits in dates, fractions and DOIs too: only beside a phone word)
     if not international and (len(digits) > 12 or (len(digits) < 9 and not near(text, start, _PHONE_CONTEXT, 40))):
         return False  # national numbers have at most 12 digits; longer runs are accounts, cards or ids
     if not international and len(digits) == 12:
