@@ -9,7 +9,15 @@ from __future__ import annotations
 import pytest
 
 from beliefs.defense.injection import injection_findings, injection_reasons
-from tests.beliefs.defense.injection_cases import HOSTED_OVERRIDES, MEMORY_DIRECTIVES, NEGATIVES, PERSONA, PROMPT_LEAKS
+from tests.beliefs.defense.injection_cases import (
+    HOSTED_OVERRIDES,
+    MEMORY_DIRECTIVES,
+    NEGATIVES,
+    PERSONA,
+    PROMPT_LEAKS,
+    SWITCHES_AND_BOUNDARIES,
+    SWITCHES_AND_BOUNDARIES_NEGATIVES,
+)
 
 
 @pytest.mark.parametrize("text", HOSTED_OVERRIDES)
@@ -36,6 +44,16 @@ def test_memory_directives_in_new_shapes(text):
 
 @pytest.mark.parametrize("text", NEGATIVES)
 def test_hard_negatives_raise_nothing(text):
+    assert injection_reasons(text) == []
+
+
+@pytest.mark.parametrize("text", SWITCHES_AND_BOUNDARIES)
+def test_faked_boundaries_safety_switches_and_answer_formats_are_caught(text):
+    assert injection_reasons(text)
+
+
+@pytest.mark.parametrize("text", SWITCHES_AND_BOUNDARIES_NEGATIVES)
+def test_boundaries_switches_and_formats_in_ordinary_text_raise_nothing(text):
     assert injection_reasons(text) == []
 
 
