@@ -14,6 +14,8 @@ from tests.beliefs.defense.injection_cases import (
     MEMORY_DIRECTIVES,
     NEGATIVES,
     PERSONA,
+    PRESSURE_AND_AUTHORITY,
+    PRESSURE_AND_AUTHORITY_NEGATIVES,
     PROMPT_LEAKS,
     SWITCHES_AND_BOUNDARIES,
     SWITCHES_AND_BOUNDARIES_NEGATIVES,
@@ -50,6 +52,16 @@ def test_hard_negatives_raise_nothing(text):
 @pytest.mark.parametrize("text", SWITCHES_AND_BOUNDARIES)
 def test_faked_boundaries_safety_switches_and_answer_formats_are_caught(text):
     assert injection_reasons(text)
+
+
+@pytest.mark.parametrize("text", PRESSURE_AND_AUTHORITY)
+def test_pressure_suspended_safety_and_claimed_authority_are_caught(text):
+    assert injection_reasons(text)
+
+
+@pytest.mark.parametrize("text", PRESSURE_AND_AUTHORITY_NEGATIVES)
+def test_test_modes_protocols_and_overrides_in_ordinary_text_raise_nothing(text):
+    assert injection_reasons(text) == []
 
 
 @pytest.mark.parametrize("text", SWITCHES_AND_BOUNDARIES_NEGATIVES)
