@@ -10,6 +10,8 @@ import pytest
 
 from beliefs.defense.injection import injection_findings, injection_reasons
 from tests.beliefs.defense.injection_cases import (
+    HOSTED_AND_HANDED_OVER,
+    HOSTED_AND_HANDED_OVER_NEGATIVES,
     HOSTED_OVERRIDES,
     MEMORY_DIRECTIVES,
     NEGATIVES,
@@ -52,6 +54,16 @@ def test_hard_negatives_raise_nothing(text):
 @pytest.mark.parametrize("text", SWITCHES_AND_BOUNDARIES)
 def test_faked_boundaries_safety_switches_and_answer_formats_are_caught(text):
     assert injection_reasons(text)
+
+
+@pytest.mark.parametrize("text", HOSTED_AND_HANDED_OVER)
+def test_hidden_orders_setup_questions_and_handed_over_instructions_are_caught(text):
+    assert injection_reasons(text)
+
+
+@pytest.mark.parametrize("text", HOSTED_AND_HANDED_OVER_NEGATIVES)
+def test_notes_quotes_and_approvals_in_ordinary_text_raise_nothing(text):
+    assert injection_reasons(text) == []
 
 
 @pytest.mark.parametrize("text", PRESSURE_AND_AUTHORITY)
