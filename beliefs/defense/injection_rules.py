@@ -207,6 +207,15 @@ PERSONA = [
     r"guardrails|safety|censorship)\b|\bprefix (?:your|each|every|all) (?:answers?|responses?|replies|messages?) with\b",
     r"\b(?:answers?|responses?|replies|reply|output)\b[^.\n]{0,30}\b(?:not|never|no|without)\b[^.\n]{0,25}\b(?:refusals?|"
     r"refuse)\b",
+    r"\b(?:model|ai|bot|assistant|chatbot) whose (?:only|sole) (?:goal|purpose|rule|job)\b"
+    r"|\b(?:ais?|models?|assistants?|chatbots?) (?:always|must|will) answer (?:every|all|any) (?:questions?|requests?)\b"
+    r"|\b(?:never|not) (?:been )?(?:given|received|had) (?:any )?(?:safety|ethics|alignment) training\b"
+    r"|\bwithout (?:any )?(?:safety|alignment) training\b",
+    r"\b(?:pretend|imagine|act as if|assume)\b[^.\n]{0,15}\byour (?:content |safety |usage )?(?:polic(?:y|ies)|rules|"
+    r"guidelines|restrictions|filters|training)\b[^.\n]{0,15}\b(?:doesn't|don't|do not|does not|never|no longer) "
+    r"(?:exist|apply|matter)",
+    r"\b(?:evil|unrestricted|unfiltered|uncensored|amoral|rogue|immoral) (?:friend|self|yourself|buddy|companion|partner|"
+    r"alter ego|side)\b",
     r"\bcan do anything\b|\bhas no (?:limits|restrictions|filters|ethical|content polic(?:y|ies)|"
     r"censorship)\b|\bnever refuses?\b|\b(?:will|must|cannot|can't) "
     r"(?:not )?refuse\b|\bnever (?:reject|deny|decline|refuse)s? (?:a |any )?(?:human |user )?(?:request|order)",
@@ -238,6 +247,18 @@ PROMPT_LEAK = [
     r"\b(?:rules|instructions|guidelines|prompt|directives)\b[^.\n?]{0,10}\b(?:were|have) you (?:been )?(?:given|told|"
     r"programmed|trained|configured)\b|\b(?:configuration|config|settings|prompt|instructions|rules)\b (?:that )?you "
     r"(?:were|have been) (?:initiali[sz]ed|configured|set up|started|launched|booted|programmed|given)\b",
+    # The model's own setup named by its secrecy or by where it sits ("your hidden rules", "the guidance you operate
+    # under", "the first 100 words you received", "before my first message", "the prompt I wrote for you").
+    r"\byour (?:own )?(?:hidden|secret|confidential|internal|private) (?:rules|instructions|guidance|guidelines|setup|"
+    r"configuration|config|prompt|directives|policies|system message)\b|\b(?:confidential|secret|hidden|private) "
+    r"(?:part|parts|portion|section)s? of your (?:setup|instructions|prompt|configuration|rules)\b",
+    r"\b(?:guidance|rules|instructions|guidelines|prompt|policies|constraints) you (?:operate|work|run|function) "
+    r"(?:under|with|by)\b|\b(?:before|above) my first message\b|\byour context window\b"
+    r"|\bthe (?:system )?prompt (?:i|we) (?:wrote|gave|set) (?:for )?you\b",
+    r"\b(?:first|initial) (?:\d+ )?(?:words|lines|sentences|characters|tokens|messages?) (?:you (?:received|were given|saw|"
+    r"got|read)|of (?:your|this) (?:context|prompt|conversation|session))\b",
+    r"\b(?:tools?|functions?|plugins?|systems?) you (?:have access to|can (?:use|call|access))\b[^.\n]{0,40}\b(?:credentials|"
+    r"api keys?|tokens?|passwords?|secrets?)\b",
     r"\b(?:reveal|print|output|show|leak|send|tell me|dump|list)\b[^.\n]{0,30}\b(?:api[ _-]?keys?|passwords?|secrets?|"
     r"credentials|access tokens?|private keys?|hidden (?:configuration|config|settings|prompt|instructions))\b",
     r"\b(?:leak|exfiltrate|steal)\b[^.\n]{0,30}\b(?:tokens?|keys?|data|conversations?|memories|emails?|history)\b",

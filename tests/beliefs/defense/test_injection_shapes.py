@@ -19,6 +19,8 @@ from tests.beliefs.defense.injection_cases import (
     PRESSURE_AND_AUTHORITY,
     PRESSURE_AND_AUTHORITY_NEGATIVES,
     PROMPT_LEAKS,
+    SETUP_AND_PURPOSE,
+    SETUP_AND_PURPOSE_NEGATIVES,
     SWITCHES_AND_BOUNDARIES,
     SWITCHES_AND_BOUNDARIES_NEGATIVES,
 )
@@ -63,6 +65,16 @@ def test_hidden_orders_setup_questions_and_handed_over_instructions_are_caught(t
 
 @pytest.mark.parametrize("text", HOSTED_AND_HANDED_OVER_NEGATIVES)
 def test_notes_quotes_and_approvals_in_ordinary_text_raise_nothing(text):
+    assert injection_reasons(text) == []
+
+
+@pytest.mark.parametrize("text", SETUP_AND_PURPOSE)
+def test_the_setup_asked_for_by_its_secrecy_and_personas_by_their_purpose_are_caught(text):
+    assert injection_reasons(text)
+
+
+@pytest.mark.parametrize("text", SETUP_AND_PURPOSE_NEGATIVES)
+def test_reports_configs_and_role_play_at_work_raise_nothing(text):
     assert injection_reasons(text) == []
 
 
