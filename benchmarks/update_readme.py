@@ -178,10 +178,12 @@ def _fresh_rows(fresh: dict | None) -> list[str]:
     inj_families = ", ".join(f"{f} {v['flagged']}/{v['samples']}" for f, v in i["per_family"].items())
     benign = ", ".join(f"{k} {v['flagged']}/{v['samples']}" for k, v in i["benign_per_kind"].items())
     label = "fresh draw (later contact)"
+    group = s.get("negatives_redacted_by_group", {}).get("lookalike")
+    lookalikes = f"**{group['rate']:.1%}** ({group['flagged']} of {group['samples']})" if group else "n/a"
     return [
         f"| {label} | secrets and personal data, {s['values']} planted values in {s['samples']} samples | recall "
-        f"**{s['recall']}**, precision **{s['precision']}**; look-alikes and other negatives redacted "
-        f"{s['negatives_redacted']:.1%} |",
+        f"**{s['recall']}**, precision **{s['precision']}**; hard look-alikes redacted {lookalikes} (the floor's "
+        f"figure), all negatives {s['negatives_redacted']:.1%} |",
         f"| {label} | per family (caught/values) | {families} |",
         f"| {label} | prompt injection, {i['injections']} injections and {i['benign']} benign texts | recall "
         f"**{i['recall']}**, false-positive rate **{i['false_positive_rate']}** |",
