@@ -9,6 +9,7 @@ taken only in the shape their issuer documents or after the label that introduce
 from __future__ import annotations
 
 import re
+from datetime import date
 
 import phonenumbers
 from stdnum.ca import sin
@@ -344,8 +345,15 @@ _BIRTH_DATE = (
 )
 
 
+_FOUR_DIGITS = re.compile(r"(?<!\d)\d{4}(?!\d)")
+
+
 def _plausible_birth_date(value: str) -> bool:
-    """Eight digits are a date of birth only when they read as one (YYYYMMDD, DDMMYYYY or MMDDYYYY)."""
+    """A date of birth lies between 1900 and this year; eight digits are one only when they read as a date
+    (YYYYMMDD, DDMMYYYY or MMDDYYYY)."""
+    years = [int(y) for y in _FOUR_DIGITS.findall(value)]
+    if years and not any(1900 <= year <= date.today().year for year in years):
+        return False
     if not (len(value) == 8 and value.isdigit()):
         return True
     year_first = 1900 <= int(value[:4]) <= 2030 and 1 <= int(value[4:6]) <= 12 and 1 <= int(value[6:]) <= 31

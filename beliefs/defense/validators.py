@@ -181,7 +181,10 @@ IBAN_LENGTHS = _iban_lengths()
 
 
 def us_ssn(text: str) -> bool:
-    return ssn.is_valid(_NON_DIGITS.sub("", text))
+    """A valid SSN (python-stdnum: area, group and serial rules, and the numbers published in advertising) that is not
+    the digits one to nine in order, the stand-in documentation uses."""
+    digits = _NON_DIGITS.sub("", text)
+    return digits != "123456789" and ssn.is_valid(digits)
 
 
 def cpf_valid(text: str) -> bool:

@@ -53,43 +53,23 @@ def test_hard_negatives_raise_nothing(text):
     assert injection_reasons(text) == []
 
 
-@pytest.mark.parametrize("text", SWITCHES_AND_BOUNDARIES)
-def test_faked_boundaries_safety_switches_and_answer_formats_are_caught(text):
+# Rounds five to eight (``injection_cases``): attacks that must raise some family, ordinary texts that must raise none.
+LATER_ROUNDS = [*SWITCHES_AND_BOUNDARIES, *PRESSURE_AND_AUTHORITY, *HOSTED_AND_HANDED_OVER, *SETUP_AND_PURPOSE]
+LATER_ROUNDS_NEGATIVES = [
+    *SWITCHES_AND_BOUNDARIES_NEGATIVES,
+    *PRESSURE_AND_AUTHORITY_NEGATIVES,
+    *HOSTED_AND_HANDED_OVER_NEGATIVES,
+    *SETUP_AND_PURPOSE_NEGATIVES,
+]
+
+
+@pytest.mark.parametrize("text", LATER_ROUNDS)
+def test_boundaries_switches_authority_pressure_and_setup_requests_are_caught(text):
     assert injection_reasons(text)
 
 
-@pytest.mark.parametrize("text", HOSTED_AND_HANDED_OVER)
-def test_hidden_orders_setup_questions_and_handed_over_instructions_are_caught(text):
-    assert injection_reasons(text)
-
-
-@pytest.mark.parametrize("text", HOSTED_AND_HANDED_OVER_NEGATIVES)
-def test_notes_quotes_and_approvals_in_ordinary_text_raise_nothing(text):
-    assert injection_reasons(text) == []
-
-
-@pytest.mark.parametrize("text", SETUP_AND_PURPOSE)
-def test_the_setup_asked_for_by_its_secrecy_and_personas_by_their_purpose_are_caught(text):
-    assert injection_reasons(text)
-
-
-@pytest.mark.parametrize("text", SETUP_AND_PURPOSE_NEGATIVES)
-def test_reports_configs_and_role_play_at_work_raise_nothing(text):
-    assert injection_reasons(text) == []
-
-
-@pytest.mark.parametrize("text", PRESSURE_AND_AUTHORITY)
-def test_pressure_suspended_safety_and_claimed_authority_are_caught(text):
-    assert injection_reasons(text)
-
-
-@pytest.mark.parametrize("text", PRESSURE_AND_AUTHORITY_NEGATIVES)
-def test_test_modes_protocols_and_overrides_in_ordinary_text_raise_nothing(text):
-    assert injection_reasons(text) == []
-
-
-@pytest.mark.parametrize("text", SWITCHES_AND_BOUNDARIES_NEGATIVES)
-def test_boundaries_switches_and_formats_in_ordinary_text_raise_nothing(text):
+@pytest.mark.parametrize("text", LATER_ROUNDS_NEGATIVES)
+def test_the_same_words_in_ordinary_notes_raise_nothing(text):
     assert injection_reasons(text) == []
 
 

@@ -29,8 +29,14 @@ POSITIVES = [
     ('"env": [{"name": "ADMIN_PASSWORD", "value": "Gr33n!Valley"}]', ["Gr33n!Valley"]),
     ("| admin | password | Gr33n!Valley |", ["Gr33n!Valley"]),
     ("| user | jdoe |\n| password | Gr33n!Valley |", ["Gr33n!Valley"]),
-    ("| Account | Password |\n|---|---|\n| root | Gr33n!Valley |\n| svc-backup | Bl4ck#Harbor |", ["Gr33n!Valley", "Bl4ck#Harbor"]),
-    ("+-------+---------------+\n| user  | password      |\n+-------+---------------+\n| jdoe  | Gr33n!Valley  |", ["Gr33n!Valley"]),
+    (
+        "| Account | Password |\n|---|---|\n| root | Gr33n!Valley |\n| svc-backup | Bl4ck#Harbor |",
+        ["Gr33n!Valley", "Bl4ck#Harbor"],
+    ),
+    (
+        "+-------+---------------+\n| user  | password      |\n+-------+---------------+\n| jdoe  | Gr33n!Valley  |",
+        ["Gr33n!Valley"],
+    ),
     ("username,email,password\njdoe,j@x.io,Gr33n!Valley\nasmith,a@x.io,Bl4ck#Harbor", ["Gr33n!Valley", "Bl4ck#Harbor"]),
     ("user\tpass\njdoe\tGr33n!Valley", ["Gr33n!Valley"]),
     ("Password — Gr33n!Valley", ["Gr33n!Valley"]),
