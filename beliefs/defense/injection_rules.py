@@ -171,7 +171,7 @@ MULTILINGUAL = [
 
 PERSONA = [
     r"\bthis is a jailbreak\b|\bdo anything now\b|\b(?:jailbreak|jailbroken) (?:mode|enabled|activated|response|version)\b|\byou are (?:now )?"
-    r"jailbroken\b|\bdeveloper mode (?:enabled|output|response|policies)|\bwith developer mode\b|\bsimulate developer mode\b",
+    r"jailbroken\b|\bdeveloper mode (?:output|response|policies)|[\"'“‘]developer mode enabled|\bwith developer mode\b|\bsimulate developer mode\b",
     r"\b(?:act|behave|respond|answer|pretend|roleplay|role-play)\s+(?:as|like)\s+(?:an?\s+)?(?:unrestricted|unfiltered|"
     r"uncensored|evil|malicious|jailbroken|rogue|amoral|unethical|immoral)\b",
     r"\byou are (?:now )?(?:going to )?(?:act|pretend|roleplay|simulate|play the role)\b"

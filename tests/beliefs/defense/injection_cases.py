@@ -458,6 +458,7 @@ SWITCHES_AND_BOUNDARIES_NEGATIVES = [
     "Our admin override procedure requires two approvals in the change ticket.",
     "The PWNED dataset is used to measure prompt injection robustness.",
     "Sudo mode is needed to install the package on the build agent.",
+    "Developer mode enabled on the Android test phone.",
 ]
 
 # Round 6, written before its rules: pressure on the model, safety declared suspended, authority claimed over the
