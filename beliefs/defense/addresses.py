@@ -136,8 +136,9 @@ _BLOCK = re.compile(
 )
 # Calle 93 #11-26; Carrera 7 No. 32-16; Cra. 15 # 88-64 (a grid address: the street's number, then the crossing
 # street's and the distance from it)
+_GRID_STREETS = "calle|cl|carrera|cra|kr|avenida|av|diagonal|dg|transversal|tv"
 _GRID = re.compile(
-    r"(?<![\w\-])(?i:calle|cl|carrera|cra|kr|avenida|av|diagonal|dg|transversal|tv)\.?[ \t]{1,3}\d{1,3}[A-Za-z]?"
+    rf"(?<![\w\-])(?i:{_GRID_STREETS})\.?[ \t]{{1,3}}\d{{1,3}}[A-Za-z]?"
     r"(?:[ \t]?bis)?[ \t]{0,3}(?:#|No\.?|N[°º])[ \t]{0,3}\d{1,3}[A-Za-z]?[ \t]?-[ \t]?\d{1,3}(?![\w\-])" + _TAIL
 )
 _BOX = re.compile(
@@ -164,7 +165,7 @@ FORMS = (_NUMBER_FIRST, _NUMBER_FIRST_WIDE, _STREET_WORD_FIRST, _JOINED, _BLOCK,
 # The literal words each form turns on, found in one pass over the lower-cased text.
 _SUFFIX_WORDS = {w for w in _SUFFIXES.replace("?", "").split("|")} | {"meadow", "courtyard", "ter"}
 _FIRST_WORDS = set(_STREET_FIRST.split("|"))
-_GRID_WORDS = {"calle", "cl", "carrera", "cra", "kr", "avenida", "av", "diagonal", "dg", "transversal", "tv"}
+_GRID_WORDS = set(_GRID_STREETS.split("|"))
 _GLUED_WORDS = {w.replace("\\", "") for w in _GLUED.split("|")}
 _BLOCK_WORDS = {"-ku", "-shi", "-cho", "-machi", "-gun", "-ken", "-mura"}
 _BOX_WORDS = {"box", "postfach", "apartado", "caixa postal"}

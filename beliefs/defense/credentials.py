@@ -15,8 +15,8 @@ from beliefs.defense.passwords import (
     PASSWORD_KEY_WORDS,
     PASSWORD_KEYS,
     STRUCTURED_PASSWORDS,
+    labelled_password,
     unlike_a_word,
-    word_password,
 )
 from beliefs.defense.validators import (
     basic_auth,
@@ -523,7 +523,7 @@ PASSWORDS: list[Detector] = [
             r"(?:(?P<q>[\"'`])(?P<qv>(?:\\.|(?!(?P=q))[^\n\\]){4,128})(?P=q)"
             r"|(?P<v>[^\s\"',;`)\]}]{4,128}?)[ \t]*(?=[,;}\]\r\n|]|$))"
         ),
-        validate=lambda v: not is_placeholder(v) and password_value(v + "~~") and word_password(v),
+        validate=labelled_password,
         group=("qv", "v"),
         keywords=PASSWORD_KEY_WORDS,
         anchored=True,

@@ -100,9 +100,8 @@ def _cells(line: str, separator: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _header_columns(line: str, separator: str) -> list[int]:
-    """Columns of a header row that name a password; a header's cells are labels, not sentences."""
-    cells = _cells(line, separator)
+def _header_columns(line: str, cells: list[tuple[int, int]]) -> list[int]:
+    """Columns of a header row (its ``cells``) that name a password; a header's cells are labels, not sentences."""
     if len(cells) < 2:
         return []
     texts = [line[s:e] for s, e in cells]
@@ -147,10 +146,10 @@ def table_passwords(text: str) -> Iterator[tuple[int, int]]:
         for separator in ("|", "\t", ",", ";"):
             if separator not in line:
                 continue
-            columns = _header_columns(line, separator)
+            cells = _cells(line, separator)
+            columns = _header_columns(line, cells)
             if not columns:
                 continue
-            cells = _cells(line, separator)
             for column in columns:
                 if column + 1 < len(cells) and separator in "|\t":
                     yield offset + cells[column + 1][0], offset + cells[column + 1][1]

@@ -118,11 +118,11 @@ def _phone_check(text: str, start: int, end: int) -> bool:
         return False  # (a slash groups digits in dates, fractions and DOIs too: only beside a phone word)
     if not international and (len(digits) > 12 or (len(digits) < 9 and not near(text, start, _PHONE_CONTEXT, 40))):
         return False  # national numbers have at most 12 digits; longer runs are accounts, cards or ids
+    number = number.replace("\u2013", "-")  # (libphonenumber groups by dashes, not en dashes)
     if not international and len(digits) == 12:
         # 12 national digits: a German mobile ("0151 12345678") beside a phone word, valid in its plan, not a run
-        return near(text, start, _PHONE_CONTEXT, 40) and _valid_somewhere(number.replace("\u2013", "-"))
+        return near(text, start, _PHONE_CONTEXT, 40) and _valid_somewhere(number)
     candidates = [None] if international else _REGIONS
-    number = number.replace("\u2013", "-")
     for region in candidates:
         try:
             parsed = phonenumbers.parse(number.replace("(0)", "") if international else number, region)
@@ -317,10 +317,6 @@ def _mrz_line(line: str) -> bool:
 _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|"
     r"Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
-)
-_DATE = (
-    rf"(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}[/.\-]\d{{1,2}}[/.\-]\d{{2,4}}|{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+"
-    rf"\d{{4}}|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\.?,?\s+\d{{4}})"
 )
 # A date of birth after its label, in the label's languages: the month named in English, German, French, Spanish,
 # Italian, Portuguese or Dutch, numeric in any order (a run of eight digits too), or written in CJK.
