@@ -172,7 +172,7 @@ _BOX_WORDS = {"box", "postfach", "apartado", "caixa postal"}
 _WIDE_WORDS = set(_WIDE_SUFFIXES.split("|")) - _SUFFIX_WORDS
 _LITERALS = sorted(_SUFFIX_WORDS | _FIRST_WORDS | _GLUED_WORDS | _BLOCK_WORDS | _BOX_WORDS | _GRID_WORDS | _WIDE_WORDS)
 _FINDER = AhoCorasick(_LITERALS)
-_HOUSE_NUMBER = re.compile(r"(?<![\w.,/\-])\d")
+_HOUSE_NUMBER = re.compile(r"\d(?<![\w.,/\-]\d)")  # (digit first: a search skips to digits)
 _DIGIT_AFTER = re.compile(r"\d|\b[A-Z]{2,3}\b")  # a postcode or a state the wide road types need after them
 
 
@@ -193,7 +193,7 @@ def _from_number(pattern: re.Pattern, text: str, lo: int, hi: int, past: int):
     return None
 
 
-_NAME_START = re.compile(rf"(?<![\w\-]){_CAPITAL}")
+_NAME_START = re.compile(rf"{_CAPITAL}(?<![\w\-]{_CAPITAL})")
 
 
 def _from_name(text: str, lo: int, hi: int):

@@ -37,8 +37,10 @@ class Detector:
     # Every match contains a match of ``precheck`` (or, without one, one of ``keywords``) and has a bounded
     # length: the pattern is run only in the windows around those, with the same results as over the whole text.
     windowed: bool = False
-    # Every match starts where one of ``keywords`` occurs: tried only there (matches do not overlap, as in a scan).
+    # Every match starts where one of ``keywords`` occurs, or at most ``lead`` characters before one: tried only
+    # there (matches do not overlap, as in a scan).
     at_keywords: bool = False
+    lead: int = 0
 
 
 def token(

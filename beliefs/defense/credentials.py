@@ -238,6 +238,17 @@ _PUBLIC_KEY_NAME = re.compile(
 )
 _AZURE = re.compile(r"(?i)accountkey|account[_\-]?key|storage[_\-]?key|azure|\"key[12]\"|keyname")
 
+
+_LONG_TOKEN = re.compile(r"(?<![\w/+=\-])[A-Za-z0-9_\-]{32,128}(?![\w/+=\-])")
+
+
+def _long_tokens(text: str):
+    """``_LONG_TOKEN``'s spans; none without a 32-character stretch free of whitespace (most prose has none)."""
+    if any(len(chunk) >= 32 for chunk in text.split()):
+        for match in _LONG_TOKEN.finditer(text):
+            yield match.span()
+
+
 CONTEXT_KEYS: list[Detector] = [
     Detector(
         "aws_secret_access_key",
@@ -434,6 +445,8 @@ CONTEXT_KEYS: list[Detector] = [
         validate=lambda v: keyed_secret(v) and random_secret(v) and not re.search(r"[:@\s]|^[a-z]+_", v),
         group="v",
         keywords=("key", "secret", "token"),
+        at_keywords=True,
+        lead=2,  # (the letter or digit and the underscore before the word)
         check=lambda text, start, end: (
             not near(text, start, _HASH_CONTEXT, 40) and not _PUBLIC_KEY_NAME.search(text, max(0, start - 40), start)
         ),
@@ -441,8 +454,9 @@ CONTEXT_KEYS: list[Detector] = [
     Detector(
         "high_entropy_secret",
         "credential",
-        re.compile(r"(?<![\w/+=\-])[A-Za-z0-9_\-]{32,128}(?![\w/+=\-])"),
+        _LONG_TOKEN,
         random_secret,
+        finder=_long_tokens,
         check=lambda text, start, end: (
             not near(text, start, _HASH_CONTEXT, 24) and not _PUBLIC_KEY_NAME.search(text, max(0, start - 40), start)
         ),
@@ -486,6 +500,8 @@ PASSWORDS: list[Detector] = [
         validate=lambda v: not re.fullmatch(r"\d{1,5}", v) and not is_placeholder(v) and password_value(v + "~~"),
         group="v",
         keywords=("://",),
+        at_keywords=True,
+        lead=21,  # (the scheme before "://")
     ),
     Detector(
         "basic_auth",

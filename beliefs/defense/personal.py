@@ -148,7 +148,8 @@ def _valid_somewhere(number: str) -> bool:
 # card (an expiry, a CVV, a phone number after it): the card is the longest stretch of whole groups laid out as
 # cards are printed (13-19 digits whole, 4-4-4-4, 4-4-4-4-3, 4-4-4-1..3, 4-6-5, 4-6-4), with Luhn and an issuer range.
 _CARD_SEPARATOR = r"(?:[ \t\u00a0\u2009\u202f]{1,3}|[ \t]?[\-.][ \t]?|[ \t]?\r?\n[ \t]?)"
-_CARD_RUN = re.compile(rf"(?<![\d.,/])(?<!\d-)\d{{1,19}}(?:{_CARD_SEPARATOR}\d{{1,19}}){{0,7}}(?![\d])")
+# (the first digit comes before the look-behinds, so a search skips to digits: see ``narrow``)
+_CARD_RUN = re.compile(rf"\d(?<![\d.,/]\d)(?<!\d-\d)\d{{0,18}}(?:{_CARD_SEPARATOR}\d{{1,19}}){{0,7}}(?![\d])")
 _DIGIT_GROUP = re.compile(r"\d+")
 _CARD_LAYOUTS = ((4, 6, 5), (4, 6, 4))
 
@@ -165,7 +166,7 @@ def _card_layout(sizes: list[int]) -> bool:
 
 
 # Every card layout holds four digits, at most three separator characters and four more digits.
-_CARD_SKELETON = re.compile(r"\d{4}[ \t\u00a0\u2009\u202f\-.\r\n]{0,3}\d{4}")
+_CARD_SKELETON = re.compile(r"\d\d{3}[ \t\u00a0\u2009\u202f\-.\r\n]{0,3}\d{4}")
 _RUN_SEPARATORS = frozenset(" \t\u00a0\u2009\u202f-.\r\n")
 
 
@@ -367,6 +368,11 @@ _STATES = (
 _UK_POSTCODE = (
     r"(?:GIR ?0AA|[A-PR-UWYZ](?:\d[A-HJKPSTUW]?|[A-HK-Y]\d[ABEHMNPRVWXY]?|\d\d|[A-HK-Y]\d\d?) ?\d[ABD-HJLNP-UW-Z]{2})"
 )
+# ``\b`` + ``_UK_POSTCODE`` + ``\b`` written to start with a character class (a search skips to capitals).
+_UK_POSTCODE_SEARCH = re.compile(
+    r"[A-PR-UWYZ](?<!\w[A-PR-UWYZ])(?:(?<=G)IR ?0AA|(?:\d[A-HJKPSTUW]?|[A-HK-Y]\d[ABEHMNPRVWXY]?|\d\d|[A-HK-Y]\d\d?)"
+    r" ?\d[ABD-HJLNP-UW-Z]{2})\b"
+)
 _WORD = r"[A-Z][A-Za-z'.\-]*"
 _SUFFIX = (
     r"(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Boulevard|Blvd\.?|Lane|Ln\.?|Drive|Dr\.?|Terrace|Way|Court|Ct\.?|"
@@ -420,14 +426,14 @@ PERSONAL: list[Detector] = [
         _CARD_RUN,
         card,
         check=lambda text, start, end: not near(text, start, _NOT_PERSONAL, 30),
-        precheck=re.compile(r"\d{4}"),
+        precheck=re.compile(r"\d\d{3}"),
         finder=lambda text: _card_spans(text),
     ),
     Detector(
         "iban",
         "pii",
         _IBAN_START,
-        precheck=re.compile(r"[A-Za-z]{2}\d\d"),
+        precheck=re.compile(r"\d(?<=[A-Za-z]{2}\d)\d"),
         finder=lambda text: _iban_spans(text),
     ),
     Detector(
@@ -475,9 +481,9 @@ PERSONAL: list[Detector] = [
         "in_aadhaar",
         "pii",
         # (not the first or last twelve digits of a longer grouped number such as a card)
-        re.compile(r"(?<![\w\-])(?<!\d )[2-9]\d{3}[ \-]?\d{4}[ \-]?\d{4}(?![\w\-])(?! \d)"),
+        re.compile(r"[2-9](?<![\w\-][2-9])(?<!\d [2-9])\d{3}[ \-]?\d{4}[ \-]?\d{4}(?![\w\-])(?! \d)"),
         checked(aadhaar),
-        precheck=re.compile(r"\d{4}[ \-]?\d{4}[ \-]?\d{4}"),
+        precheck=re.compile(r"\d\d{3}[ \-]?\d{4}[ \-]?\d{4}"),
         windowed=True,
     ),
     Detector(
@@ -600,7 +606,7 @@ PERSONAL: list[Detector] = [
             rf"{_WORD}(?:\s+{_WORD}){{0,4}},"
             rf"(?:\s+{_WORD}){{1,4}},?\s+{_UK_POSTCODE}\b"
         ),
-        precheck=re.compile(rf"\b{_UK_POSTCODE}\b"),
+        precheck=_UK_POSTCODE_SEARCH,
     ),
     # A street by its shape wherever it stands, in several countries' layouts (``addresses``): found from the
     # street words in one pass, each form matched only where its word is.

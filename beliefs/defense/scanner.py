@@ -168,7 +168,10 @@ def _matches(detector: Detector, text: str, keywords: _Keywords):
                 anchors = keywords.spans(detector.keywords)
             return finditer_near(detector.pattern, text, anchors, length)
         if detector.at_keywords:
-            return finditer_at(detector.pattern, text, keywords.starts(detector.keywords))
+            starts = keywords.starts(detector.keywords)
+            if detector.lead:
+                starts = [start - back for start in starts for back in range(detector.lead, -1, -1) if start >= back]
+            return finditer_at(detector.pattern, text, starts)
     return detector.pattern.finditer(text)
 
 
