@@ -502,6 +502,7 @@ PASSWORDS: list[Detector] = [
         keywords=("://",),
         at_keywords=True,
         lead=21,  # (the scheme before "://")
+        precheck=re.compile(r"://[^\s:/@\"']{0,64}:[^\s@/\"']{3,128}@"),  # (a user and a password before a host)
     ),
     Detector(
         "basic_auth",

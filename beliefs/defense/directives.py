@@ -35,7 +35,7 @@ A clause introduced as a mention ("attacks such as 'remember that …'") is skip
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from ahocorasick_rs import AhoCorasick
@@ -270,10 +270,6 @@ def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return out
 
 
-def _any_cue(cues: list[int], actions: list[int], start: int, end: int) -> bool:
-    return any(at < len(found) and found[at] < end for found in (cues, actions) for at in [bisect_left(found, start)])
-
-
 def _lead(lower: str, start: int, end: int) -> tuple[int, str]:
     """Where the clause's head starts after its openers, and the vocative among them ("" when none)."""
     vocative = ""
@@ -496,12 +492,23 @@ def directive_findings(text: str) -> list[Directive]:
         return []
     addressed = addressed_model = False
     out: list[Directive] = []
-    for sentence in _SENTENCE.finditer(lower):
-        if _any_cue(cues, actions, sentence.start(), sentence.end()):
-            addressed, addressed_model = _read_sentence(
-                lower, _clauses(lower, sentence.start(), sentence.end()), cues, actions, addressed, addressed_model, out
-            )
+    for start, end in _sentences_at(lower, cues, actions):
+        addressed, addressed_model = _read_sentence(
+            lower, _clauses(lower, start, end), cues, actions, addressed, addressed_model, out
+        )
     return out
+
+
+def _sentences_at(lower: str, cues: list[int], actions: list[int]) -> list[tuple[int, int]]:
+    """The sentences (``_SENTENCE`` matches) that hold a cue or an action word, in order."""
+    sentences = [match.span() for match in _SENTENCE.finditer(lower)]
+    starts = [start for start, _ in sentences]
+    chosen = set()
+    for point in (*cues, *actions):
+        at = bisect_right(starts, point) - 1
+        if at >= 0 and point < sentences[at][1]:
+            chosen.add(at)
+    return [sentences[at] for at in sorted(chosen)]
 
 
 def _read_sentence(

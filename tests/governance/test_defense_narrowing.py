@@ -95,6 +95,29 @@ def test_injection_rules_tried_at_their_start_literals_find_what_a_whole_text_sc
             assert _spans(finditer_at(pattern, variant, starts)) == _spans(pattern.finditer(variant)), pattern.pattern
 
 
+def test_cased_injection_rules_tried_at_their_start_literals_find_what_a_whole_text_scan_finds():
+    narrowed = [pattern for _, pattern, _ in injection._CASED if id(pattern) in injection._CASED_STARTS]
+    assert narrowed  # (the placeholder URL starts with "http" or "//")
+    for text in [*TEXTS, "see //x.io/a?q=[USER_EMAIL] and https://x.io/p=[DATA] //y?id={{ token }}"]:
+        for pattern in narrowed:
+            starts = injection._occurrences(text, injection._CASED_STARTS[id(pattern)])
+            assert _spans(finditer_at(pattern, text, starts)) == _spans(pattern.finditer(text)), text[:80]
+
+
+def test_directives_read_only_the_sentences_holding_a_cue_and_all_of_those():
+    from beliefs.defense import directives
+
+    for text in TEXTS[::3]:
+        lower = text.lower()
+        cues, actions = directives._cue_starts(lower)
+        expected = [
+            m.span()
+            for m in directives._SENTENCE.finditer(lower)
+            if any(m.start() <= p < m.end() for p in (*cues, *actions))
+        ]
+        assert directives._sentences_at(lower, cues, actions) == expected, text[:80]
+
+
 def test_windows_give_the_whole_text_matches_when_they_meet_at_the_edges():
 
     pattern = re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])")
