@@ -41,6 +41,9 @@ class Detector:
     # there (matches do not overlap, as in a scan).
     at_keywords: bool = False
     lead: int = 0
+    # Every match holds this many characters with no whitespace between them (a long token): a text whose
+    # whitespace-separated pieces are all shorter is skipped (most prose).
+    min_run: int = 0
 
 
 def token(

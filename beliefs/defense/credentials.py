@@ -239,16 +239,6 @@ _PUBLIC_KEY_NAME = re.compile(
 _AZURE = re.compile(r"(?i)accountkey|account[_\-]?key|storage[_\-]?key|azure|\"key[12]\"|keyname")
 
 
-_LONG_TOKEN = re.compile(r"(?<![\w/+=\-])[A-Za-z0-9_\-]{32,128}(?![\w/+=\-])")
-
-
-def _long_tokens(text: str):
-    """``_LONG_TOKEN``'s spans; none without a 32-character stretch free of whitespace (most prose has none)."""
-    if any(len(chunk) >= 32 for chunk in text.split()):
-        for match in _LONG_TOKEN.finditer(text):
-            yield match.span()
-
-
 CONTEXT_KEYS: list[Detector] = [
     Detector(
         "aws_secret_access_key",
@@ -270,6 +260,7 @@ CONTEXT_KEYS: list[Detector] = [
         group="v",
         keywords=("akia", "asia"),
         precheck=re.compile(rf"{B64}{{40}}"),
+        min_run=40,
         check=lambda text, start, end: near(text, start, _AWS_KEY_ID, 160, 160 + end - start),
         windowed=True,
     ),
@@ -347,6 +338,7 @@ CONTEXT_KEYS: list[Detector] = [
         group="v",
         keywords=("pat", "devops", "azure", "personal access", "ado"),
         precheck=re.compile(r"[a-z2-7]{52}"),
+        min_run=52,
         check=lambda text, start, end: near(text, start, _DEVOPS, 100),
         windowed=True,
     ),
@@ -357,6 +349,7 @@ CONTEXT_KEYS: list[Detector] = [
         group="v",
         keywords=("dd", "datadog"),
         precheck=re.compile(r"[a-f0-9]{32}"),
+        min_run=32,
         check=lambda text, start, end: near(text, start, _DD, 60),
         windowed=True,
     ),
@@ -367,6 +360,7 @@ CONTEXT_KEYS: list[Detector] = [
         group="v",
         keywords=("twilio", "auth", "ac"),
         precheck=re.compile(r"[a-f0-9]{32}"),
+        min_run=32,
         check=lambda text, start, end: (
             near(text, start, _TWILIO, 60) or bool(re.search(r"AC[0-9a-f]{32}:$", text[max(0, start - 35) : start]))
         ),
@@ -454,9 +448,9 @@ CONTEXT_KEYS: list[Detector] = [
     Detector(
         "high_entropy_secret",
         "credential",
-        _LONG_TOKEN,
+        re.compile(r"(?<![\w/+=\-])[A-Za-z0-9_\-]{32,128}(?![\w/+=\-])"),
         random_secret,
-        finder=_long_tokens,
+        min_run=32,
         check=lambda text, start, end: (
             not near(text, start, _HASH_CONTEXT, 24) and not _PUBLIC_KEY_NAME.search(text, max(0, start - 40), start)
         ),

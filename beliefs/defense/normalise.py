@@ -16,6 +16,7 @@ import base64
 import binascii
 import re
 import unicodedata
+from functools import lru_cache
 from urllib.parse import unquote
 
 _CONFUSABLES = str.maketrans(
@@ -86,7 +87,17 @@ def foldable(text: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=65536)
+def _folded_char(char: str) -> str:
+    """One character as folding writes it: "" for an invisible format character, else NFKC with look-alikes mapped."""
+    if unicodedata.category(char) == "Cf":
+        return ""
+    return unicodedata.normalize("NFKC", char).translate(_CONFUSABLES)
+
+
 def folded(text: str) -> tuple[str, list[int]]:
+    """The text with each non-ASCII character folded (``_folded_char``), and for each character of the result the
+    position in ``text`` it came from."""
     chars: list[str] = []
     index: list[int] = []
     cursor = 0
@@ -94,12 +105,12 @@ def folded(text: str) -> tuple[str, list[int]]:
         chars.append(text[cursor : run.start()])
         index.extend(range(cursor, run.start()))
         for position in range(run.start(), run.end()):
-            char = text[position]
-            if unicodedata.category(char) == "Cf":
-                continue
-            out = unicodedata.normalize("NFKC", char).translate(_CONFUSABLES)
+            out = _folded_char(text[position])
             chars.append(out)
-            index.extend([position] * len(out))
+            if len(out) == 1:
+                index.append(position)
+            elif out:
+                index.extend([position] * len(out))
         cursor = run.end()
     chars.append(text[cursor:])
     index.extend(range(cursor, len(text)))

@@ -107,12 +107,20 @@ class _Keywords:
         self._text = text
         self._skeletons: dict[str, list[tuple[int, int]]] = {}  # prechecks are shared by several detectors
         self._found: dict[str, bool] = {}
+        self._longest_run: int | None = None
+
+    @property
+    def longest_run(self) -> int:
+        """The length of the longest stretch of the text without whitespace."""
+        if self._longest_run is None:
+            self._longest_run = max(map(len, self._text.split()), default=0)
+        return self._longest_run
 
     def skeleton(self, precheck: re.Pattern) -> list[tuple[int, int]]:
         """The spans ``precheck.finditer`` finds in the text."""
         key = precheck.pattern
         if key not in self._skeletons:
-            self._skeletons[key] = [(m.start(), m.end()) for m in precheck.finditer(self._text)]
+            self._skeletons[key] = [match.span() for match in precheck.finditer(self._text)]
         return self._skeletons[key]
 
     def contains(self, precheck: re.Pattern) -> bool:
@@ -210,6 +218,8 @@ def _run(text: str, detectors, ips: str, *, covered: bool = False) -> list[tuple
     found = []
     for detector in plan.applicable(keywords.present):
         if detector.category == "network" and ips == "off":
+            continue
+        if detector.min_run and keywords.longest_run < detector.min_run:
             continue
         # (a windowed detector's windows are its precheck's matches: with none, there is nothing to run)
         windowed = detector.windowed and keywords.aligned

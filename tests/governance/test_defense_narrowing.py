@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from beliefs.defense import addresses, credentials, injection, normalise, personal, scanner, validators
+from beliefs.defense import addresses, injection, normalise, personal, scanner, validators
 from beliefs.defense.detectors import DETECTORS
 from beliefs.defense.narrow import finditer_at, finditer_near, reach
 
@@ -208,11 +208,34 @@ def test_patterns_rewritten_for_speed_match_what_they_were_written_as_on_both_co
         assert [t[:80] for t in TEXTS if not _agree(rewritten, original, how, t)] == [], name
 
 
-def test_long_tokens_are_found_only_in_text_with_a_long_stretch_free_of_whitespace_as_a_whole_scan_finds_them():
-    texts = [*TEXTS, "k " * 40, "x" * 31 + " " + "y" * 32, "a" * 129, "token: " + "Ab1_" * 9]
-    found = [t[:80] for t in texts if list(credentials._long_tokens(t)) != _spans(credentials._LONG_TOKEN.finditer(t))]
-    assert found == []
-    assert list(credentials._long_tokens("x" * 31 + " " + "y" * 32)) == [(32, 64)]
+_LONG_RUNS = [d for d in DETECTORS if d.min_run]
+
+
+def _too_short_but_found(text: str) -> list[str]:
+    """The detectors that declare a longer run of non-space characters than ``text`` has, yet match in it."""
+    longest = max(map(len, text.split()), default=0)
+    return [d.kind for d in _LONG_RUNS if longest < d.min_run and d.pattern.search(text)]
+
+
+def test_detectors_that_need_a_long_token_match_only_in_text_that_has_one():
+    assert {d.kind for d in _LONG_RUNS} >= {"high_entropy_secret", "datadog_api_key", "aws_secret_access_key"}
+    texts = [
+        *TEXTS,
+        "k " * 40,
+        "x" * 31 + " " + "y" * 32,
+        "a" * 129,
+        "token: " + "Ab1_" * 9,
+        "ab12" * 8 + "\n" + "c3" * 20,
+    ]
+    assert [t[:80] for t in texts if _too_short_but_found(t)] == []
+    keywords = scanner._Keywords("x" * 31 + " " + "y" * 32 + "\tz")
+    assert keywords.longest_run == 32
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789abcdefABCDEF+/=_- \n\t", min_size=0, max_size=120))
+def test_detectors_that_need_a_long_token_match_only_in_random_text_that_has_one(text):
+    assert _too_short_but_found(text) == []
 
 
 # Where folding can change what a detector sees, as it was first written: one character class.
