@@ -176,12 +176,7 @@ _HOUSE_NUMBER = re.compile(r"\d(?<![\w.,/\-]\d)")  # (digit first: a search skip
 _DIGIT_AFTER = re.compile(r"\d|\b[A-Z]{2,3}\b")  # a postcode or a state the wide road types need after them
 
 
-def _boundary_before(text: str, i: int) -> bool:
-    return i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "_-")
-
-
-def _boundary_after(text: str, i: int) -> bool:
-    return i >= len(text) or not (text[i].isalnum() or text[i] in "_-")
+_JOINERS = ("_", "-")  # (characters that join a word to the next, besides letters and digits)
 
 
 def _from_number(pattern: re.Pattern, text: str, lo: int, hi: int, past: int):
@@ -228,7 +223,12 @@ def address_spans(text: str):
                         head -= 1
                 if head < start:
                     match = _JOINED.match(text, head)
-            whole_word = _boundary_after(text, end) and (word in _BLOCK_WORDS or _boundary_before(text, start))
+            # (the boundary tests written out: this loop sees every street word inside other words, "first", "total")
+            after = text[end : end + 1]
+            whole_word = not (after.isalnum() or after in _JOINERS)
+            if whole_word and word not in _BLOCK_WORDS and start:
+                before = text[start - 1]
+                whole_word = not (before.isalnum() or before in _JOINERS)
             if match is None and not whole_word:
                 continue
             if match is None and word in _SUFFIX_WORDS:

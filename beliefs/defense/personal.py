@@ -219,15 +219,16 @@ _IBAN_START = re.compile(
 )
 
 
-_TWO_DIGITS = re.compile(r"\d\d")
+# Two digits after two ASCII letters (a search skips to digits; the letters are a look-behind).
+_CHECK_DIGITS = re.compile(r"\d(?<=[A-Za-z]{2}\d)\d")
 
 
 def _iban_starts(text: str):
     """``_IBAN_START`` matched where two letters stand before two digits (digits are rarer than letters)."""
     cursor = 0
-    for pair in _TWO_DIGITS.finditer(text):
+    for pair in _CHECK_DIGITS.finditer(text):
         start = pair.start() - 2
-        if start < cursor or not text[start : start + 2].isascii() or not text[start : start + 2].isalpha():
+        if start < cursor:
             continue
         match = _IBAN_START.match(text, start)
         if match:
@@ -280,6 +281,10 @@ _PASSPORT_KEYWORDS = (
     "여권",
 )
 _PASSPORT_WORDS = "|".join(re.escape(k).replace("\\ ", "[ _]?") for k in _PASSPORT_KEYWORDS)
+# Every spelling of the words the pattern accepts ("pp no", "pp_no", "ppno"): each match starts at one of them.
+_PASSPORT_SPELLINGS = tuple(
+    dict.fromkeys(spelling for k in _PASSPORT_KEYWORDS for spelling in (k, k.replace(" ", "_"), k.replace(" ", "")))
+)
 _IDENTITY = re.compile(
     r"(?i)passport|visa|nationality|citizenship|identity|id card|travel|issuing (?:country|state)|date of expiry|"
     r"expiry date|place of birth|border|immigration|consulate|embassy"
@@ -527,7 +532,8 @@ PERSONAL: list[Detector] = [
         ),
         validate=_passport_value,
         group="v",
-        keywords=_PASSPORT_KEYWORDS,
+        keywords=_PASSPORT_SPELLINGS,
+        at_keywords=True,
     ),
     # "document number" names a passport only beside words of identity or travel ("visa", "nationality").
     Detector(
@@ -649,7 +655,8 @@ PERSONAL: list[Detector] = [
             r"|[0-9A-Fa-f]{3}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\b)"
         ),
         validate=lambda v: len(set(re.sub(r"[:.\-]", "", v).lower())) > 1 and (not re.fullmatch(r"[\d.]+", v)),
-        precheck=re.compile(r"[:\-][0-9A-Fa-f]{2}[:\-][0-9A-Fa-f]{2}|\.[0-9A-Fa-f]{4}\."),
+        # ("[:\-][0-9A-Fa-f]{2}[:\-][0-9A-Fa-f]{2}|\.[0-9A-Fa-f]{4}\.", its separator first so a search skips to one)
+        precheck=re.compile(r"[:\-.](?:(?<=[:\-])[0-9A-Fa-f]{2}[:\-][0-9A-Fa-f]{2}|(?<=\.)[0-9A-Fa-f]{4}\.)"),
         windowed=True,
     ),
     Detector(

@@ -176,6 +176,12 @@ _AS_FIRST_WRITTEN = [
     ("card precheck", _precheck("credit_card"), r"\d{4}", "spans"),
     ("iban precheck", _precheck("iban"), r"[A-Za-z]{2}\d\d", "found"),
     (
+        "mac precheck",
+        _precheck("mac_address"),
+        r"[:\-][0-9A-Fa-f]{2}[:\-][0-9A-Fa-f]{2}|\.[0-9A-Fa-f]{4}\.",
+        "spans",
+    ),
+    (
         "aadhaar",
         _pattern("in_aadhaar", "[2-9]"),
         r"(?<![\w\-])(?<!\d )[2-9]\d{3}[ \-]?\d{4}[ \-]?\d{4}(?![\w\-])(?! \d)",
@@ -276,6 +282,41 @@ _FOLDING = "ab1 .é中\u00a0\U0001f600\u200b\u200c\u200d\u2060\ufeff\U000e0041а
 @given(st.text(alphabet=_FOLDING, min_size=0, max_size=12))
 def test_foldable_is_the_character_class_it_replaces_on_random_text(text):
     assert normalise.foldable(text) == bool(_FOLDABLE_AS_WRITTEN.search(text))
+
+
+def _iban_starts_from_every_digit_pair(text: str):
+    """Where IBANs were first looked for: every pair of digits, kept when two ASCII letters stand before it."""
+    cursor = 0
+    for pair in re.finditer(r"\d\d", text):
+        start = pair.start() - 2
+        if start < cursor or not text[start : start + 2].isascii() or not text[start : start + 2].isalpha():
+            continue
+        match = personal._IBAN_START.match(text, start)
+        if match:
+            cursor = match.end()
+            yield match
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789DEGBdeé -\n", min_size=0, max_size=60))
+def test_iban_starts_are_found_from_the_digits_after_two_letters_as_from_every_digit_pair(text):
+    assert _spans(personal._iban_starts(text)) == _spans(_iban_starts_from_every_digit_pair(text))
+
+
+def test_iban_starts_are_found_from_the_digits_after_two_letters_as_from_every_digit_pair_on_both_corpora():
+    texts = [*TEXTS, "xDE89370400440532013000 1DE89 3704 0044 0532 0130 00 DE1234DE89370400440532013000"]
+    assert [
+        t[:80] for t in texts if _spans(personal._iban_starts(t)) != _spans(_iban_starts_from_every_digit_pair(t))
+    ] == []
+
+
+def test_passports_are_read_from_every_spelling_of_their_words():
+    for text in ("PP_NO: K1234567", "ppno K1234567 visa", "Pass_Nr 12345678 Reisepass", "travel_doc X1234567"):
+        detector = next(
+            d for d in DETECTORS if d.kind == "passport_number" and d.keywords == personal._PASSPORT_SPELLINGS
+        )
+        assert _same(detector, text), text
+        assert _spans(detector.pattern.finditer(text)), text
 
 
 def _iban_spans_trying_every_length(text: str):
