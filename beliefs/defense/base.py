@@ -42,7 +42,8 @@ class Detector:
     at_keywords: bool = False
     lead: int = 0
     # Every match holds this many characters with no whitespace between them (a long token): a text whose
-    # whitespace-separated pieces are all shorter is skipped (most prose).
+    # whitespace-separated pieces are all shorter is skipped (most prose). Its precheck must match only inside such
+    # a stretch (a run of one character class without whitespace): it is run only in those.
     min_run: int = 0
 
 

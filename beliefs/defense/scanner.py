@@ -107,20 +107,42 @@ class _Keywords:
         self._text = text
         self._skeletons: dict[str, list[tuple[int, int]]] = {}  # prechecks are shared by several detectors
         self._found: dict[str, bool] = {}
-        self._longest_run: int | None = None
+        self._pieces: list[str] | None = None
+        self._longest = 0
 
     @property
     def longest_run(self) -> int:
         """The length of the longest stretch of the text without whitespace."""
-        if self._longest_run is None:
-            self._longest_run = max(map(len, self._text.split()), default=0)
-        return self._longest_run
+        if self._pieces is None:
+            self._pieces = self._text.split()
+            self._longest = max(map(len, self._pieces), default=0)
+        return self._longest
 
-    def skeleton(self, precheck: re.Pattern) -> list[tuple[int, int]]:
-        """The spans ``precheck.finditer`` finds in the text."""
+    def long_runs(self, length: int) -> list[tuple[int, int]]:
+        """Where the stretches without whitespace at least ``length`` long are."""
+        out: list[tuple[int, int]] = []
+        if self.longest_run >= length:
+            cursor = 0
+            for piece in self._pieces:
+                if len(piece) >= length:  # (a shorter piece cannot hold it: found from the last long one)
+                    start = self._text.find(piece, cursor)
+                    cursor = start + len(piece)
+                    out.append((start, cursor))
+        return out
+
+    def skeleton(self, precheck: re.Pattern, min_run: int = 0) -> list[tuple[int, int]]:
+        """The spans ``precheck.finditer`` finds in the text; with ``min_run``, a precheck that only matches inside a
+        stretch without whitespace that long is run only in those."""
         key = precheck.pattern
         if key not in self._skeletons:
-            self._skeletons[key] = [match.span() for match in precheck.finditer(self._text)]
+            if min_run:
+                self._skeletons[key] = [
+                    match.span()
+                    for start, end in self.long_runs(min_run)
+                    for match in precheck.finditer(self._text, start, end)
+                ]
+            else:
+                self._skeletons[key] = [match.span() for match in precheck.finditer(self._text)]
         return self._skeletons[key]
 
     def contains(self, precheck: re.Pattern) -> bool:
@@ -171,7 +193,7 @@ def _matches(detector: Detector, text: str, keywords: _Keywords):
         if detector.windowed:
             length = reach(detector.pattern)
             if detector.precheck:
-                anchors = keywords.skeleton(detector.precheck)
+                anchors = keywords.skeleton(detector.precheck, detector.min_run)
             else:
                 anchors = keywords.spans(detector.keywords)
             return finditer_near(detector.pattern, text, anchors, length)

@@ -238,10 +238,27 @@ def test_detectors_that_need_a_long_token_match_only_in_text_that_has_one():
     assert keywords.longest_run == 32
 
 
+def _skeletons_differ(text: str) -> list[str]:
+    """The long-token detectors whose precheck, run only in the long stretches, finds other spans than over it all."""
+    return [
+        d.kind
+        for d in _LONG_RUNS
+        if d.precheck and scanner._Keywords(text).skeleton(d.precheck, d.min_run) != _spans(d.precheck.finditer(text))
+    ]
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="0123456789abcdefABCDEF+/=_- \n\t", min_size=0, max_size=120))
 def test_detectors_that_need_a_long_token_match_only_in_random_text_that_has_one(text):
     assert _too_short_but_found(text) == []
+    assert _skeletons_differ(text) == []
+
+
+def test_long_token_prechecks_run_in_the_long_stretches_find_what_they_find_over_the_whole_text():
+    assert len([d for d in _LONG_RUNS if d.precheck]) >= 4
+    same_twice = "ab" * 20 + " x " + "ab" * 20  # (a long stretch repeated: each found where it stands)
+    assert scanner._Keywords(same_twice).long_runs(32) == [(0, 40), (43, 83)]
+    assert [t[:80] for t in [*TEXTS, same_twice] if _skeletons_differ(t)] == []
 
 
 # Where folding can change what a detector sees, as it was first written: one character class.
