@@ -42,6 +42,7 @@ from ahocorasick_rs import AhoCorasick
 
 from beliefs.defense.injection_rules import REPORTED
 from beliefs.defense.mentions import mentioned
+from beliefs.defense.triggers import Gated
 
 MEMORY = "memory"
 ORDER = "order"
@@ -379,6 +380,16 @@ def _after_scope(clause: str, persist) -> str:
 def _mentioned(lower: str, position: int) -> bool:
     """Whether the text just before ``position`` introduces what follows as a mention, not an instruction."""
     return bool(_MENTION.search(lower, max(0, position - 40), position)) or mentioned(lower, position)
+
+
+# Read on every clause that holds a cue, and in most of them in vain: each is tried only when the clause holds one of
+# the literals its matches need (``triggers.Gated``).
+_PERSIST, _MEMORY_NOUN, _CHANGE_MEMORY, _PASSIVE_MEMORY, _PRIVILEGE = map(
+    Gated, (_PERSIST, _MEMORY_NOUN, _CHANGE_MEMORY, _PASSIVE_MEMORY, _PRIVILEGE)
+)
+_OBLIGATION, _AI_OBLIGATION, _MODEL_OBLIGATION, _PASSIVE_RULE, _DEONTIC_ACTION = map(
+    Gated, (_OBLIGATION, _AI_OBLIGATION, _MODEL_OBLIGATION, _PASSIVE_RULE, _DEONTIC_ACTION)
+)
 
 
 def _clause_level(

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from ahocorasick_rs import AhoCorasick
+
 try:  # Python 3.11+
     from re import _constants as sre_constants
     from re import _parser as sre_parse
@@ -140,3 +142,24 @@ def start_literals(pattern: re.Pattern) -> tuple[str, ...]:
         len(f) >= 2 or f == "\n" or not (f.isascii() and (f.isalnum() or f.isspace())) for f in found
     )
     return tuple(sorted(found)) if usable else ()
+
+
+class Gated:
+    """A compiled pattern tried only when the text holds one of its ``required_literals`` (one Aho-Corasick pass, a
+    fraction of a search): ``search`` and ``match`` give what the pattern gives. A pattern with no such literals is
+    always tried."""
+
+    def __init__(self, pattern: re.Pattern):
+        self.compiled = pattern
+        self.pattern = pattern.pattern
+        literals = required_literals(pattern)
+        self._finder = AhoCorasick(list(literals)) if literals else None
+
+    def _may_match(self, text: str) -> bool:
+        return self._finder is None or bool(self._finder.find_matches_as_indexes(text))
+
+    def search(self, text: str, *bounds: int) -> re.Match | None:
+        return self.compiled.search(text, *bounds) if self._may_match(text) else None
+
+    def match(self, text: str, *bounds: int) -> re.Match | None:
+        return self.compiled.match(text, *bounds) if self._may_match(text) else None

@@ -118,6 +118,26 @@ def test_directives_read_only_the_sentences_holding_a_cue_and_all_of_those():
         assert directives._sentences_at(lower, cues, actions) == expected, text[:80]
 
 
+def test_directive_patterns_tried_only_when_their_literals_occur_find_what_the_patterns_find():
+    from beliefs.defense import directives
+    from beliefs.defense.triggers import Gated
+
+    gated = [value for value in vars(directives).values() if isinstance(value, Gated)]
+    assert len(gated) >= 8 and all(g._finder is not None for g in gated)  # (each has literals to look for)
+    found = 0
+    for text in TEXTS[::2]:
+        lower = text.lower()
+        for start, end in directives._sentences_at(lower, *directives._cue_starts(lower)):
+            for clause in (lower[s:e] for s, e in directives._clauses(lower, start, end)):
+                for pattern in gated:
+                    assert _spans(filter(None, [pattern.search(clause)])) == _spans(
+                        filter(None, [pattern.compiled.search(clause)])
+                    ), (pattern.pattern[:40], clause)
+                    assert bool(pattern.match(clause)) == bool(pattern.compiled.match(clause))
+                    found += pattern.compiled.search(clause) is not None
+    assert found > 100  # (the clauses hold matches to compare, not only texts the patterns skip)
+
+
 def test_windows_give_the_whole_text_matches_when_they_meet_at_the_edges():
 
     pattern = re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])")
