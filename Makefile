@@ -11,7 +11,7 @@ export TOKENIZERS_PARALLELISM := false
 # Benchmarks and tests load numpy before memoryhub (which sets the same): one BLAS thread, no idle spinning.
 export OPENBLAS_NUM_THREADS := 1
 
-.PHONY: setup system-deps run test test-fast docs fuzz bench eval bench-scale bench-consolidation eval-defense eval-workloads bench-web chaos load lint stop clean client-models
+.PHONY: setup system-deps run test test-fast docs fuzz bench eval bench-scale bench-consolidation eval-defense defense-cost eval-workloads bench-web chaos load lint stop clean client-models
 
 system-deps:
 	@if ! command -v redis-server >/dev/null 2>&1; then \
@@ -106,6 +106,10 @@ bench-web: setup
 eval-defense: setup
 	cd benchmarks && ../$(PY) eval_defense.py
 	$(PY) benchmarks/update_readme.py
+
+# Memory Defense CPU cost of this checkout against a git revision, timed paired (about 2 minutes): make defense-cost BASE=<rev>
+defense-cost: setup
+	$(PY) benchmarks/defense_cost_paired.py --base $(BASE)
 
 # Anomaly and churn simulators and tokens per task (about 10 minutes on 2 cores).
 eval-workloads: setup

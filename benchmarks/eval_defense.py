@@ -128,12 +128,9 @@ def _items(pool: list[str], rng: random.Random, n: int) -> list[str]:
     return items
 
 
-def scan_cost(n: int = 400) -> dict:
-    """Milliseconds of CPU per 1 KB item for the whole Memory Defense pass (secrets + injection markers)."""
+def cost_items(n: int = 400) -> dict[str, list[str]]:
+    """The 1 KB items the cost is measured on, by mix (the same every run)."""
     from eval_holdout import INJECTIONS, SECRETS, load
-
-    from beliefs.defense.injection import injection_assessment
-    from beliefs.defense.scanner import scan
 
     rng = random.Random(15)
     secrets = [s["text"] for s in load(SECRETS)]
@@ -142,10 +139,19 @@ def scan_cost(n: int = 400) -> dict:
         "typical (benign text, 1 in 5 pieces a secret or personal value)": [*benign * 4, *secrets],
         "dense (only secrets and personal data)": secrets,
     }
+    return {name: _items(pool, rng, n) for name, pool in mixes.items()}
+
+
+def scan_cost(n: int = 400) -> dict:
+    """Milliseconds of CPU per 1 KB item for the whole Memory Defense pass (secrets + injection markers), one pass
+    over the items (``defense_cost_paired`` compares two versions with less noise)."""
+    from beliefs.defense.injection import injection_assessment
+    from beliefs.defense.scanner import scan
+
     out = {}
-    for name, pool in mixes.items():
+    for name, items in cost_items(n).items():
         timings = {"scan": [], "injection": [], "total": []}
-        for text in _items(pool, rng, n):
+        for text in items:
             start = time.thread_time()
             scan(text)
             middle = time.thread_time()
