@@ -47,22 +47,22 @@ def belief_text(belief: Belief) -> str:
     )
 
 
-def _candidates(bank: Bank, as_of: datetime | None, kinds: tuple[str, ...]) -> dict[str, QuerySet]:
+def _candidates(bank_id: int, as_of: datetime | None, kinds: tuple[str, ...]) -> dict[str, QuerySet]:
     """Per kind, the rows that may be recalled: beliefs that still hold, valid facts no belief has folded in, plays."""
     candidates = {}
     if "belief" in kinds:
-        beliefs = Belief.objects.filter(bank=bank, status__in=LIVE_BELIEF_STATUSES)
+        beliefs = Belief.objects.filter(bank_id=bank_id, status__in=LIVE_BELIEF_STATUSES)
         candidates["belief"] = beliefs.filter(formed_at__lte=as_of) if as_of is not None else beliefs
     if "fact" in kinds:
         in_belief = Evidence.objects.filter(fact_id=OuterRef("pk"), stance="supports")
-        facts = Fact.objects.filter(bank=bank, quarantined=False, negated=False).filter(~Exists(in_belief))
+        facts = Fact.objects.filter(bank_id=bank_id, quarantined=False, negated=False).filter(~Exists(in_belief))
         if as_of is None:
             facts = facts.filter(invalid_at__isnull=True)
         else:
             facts = facts.filter(created_at__lte=as_of).exclude(Q(invalid_at__lte=as_of) & Q(expired_at__lte=as_of))
         candidates["fact"] = facts
     if "play" in kinds:
-        candidates["play"] = Play.objects.filter(bank=bank)
+        candidates["play"] = Play.objects.filter(bank_id=bank_id)
     return candidates
 
 
@@ -81,7 +81,10 @@ def search(
     if exact is None:
         exact = bank_is_small(bank)
     nearest = vectors.nearest_of_kinds(
-        _candidates(bank, as_of, kinds),
+        _candidates,
+        bank_id=bank.pk,
+        as_of=as_of,
+        kinds=kinds,
         query_vector=query_vector,
         limit=limit,
         max_distance=1 - settings.MEMORYHUB["DERIVED_MIN_SIMILARITY"],

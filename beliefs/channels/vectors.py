@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from datetime import UTC, datetime
+from functools import lru_cache
 
 import numpy as np
 from django.conf import settings
@@ -230,22 +232,58 @@ def nearest_in(
 
 
 def nearest_of_kinds(
-    candidates: Mapping[str, QuerySet], *, query_vector: np.ndarray, limit: int, max_distance: float, exact: bool
+    candidates: Callable[[int, datetime | None, tuple[str, ...]], Mapping[str, QuerySet]],
+    *,
+    bank_id: int,
+    as_of: datetime | None,
+    kinds: tuple[str, ...],
+    query_vector: np.ndarray,
+    limit: int,
+    max_distance: float,
+    exact: bool,
 ) -> list[tuple[str, int, float]]:
-    """``(kind, id, distance)`` of each kind's ``limit`` nearest rows within ``max_distance``, in one query."""
-    target = _target(query_vector)
+    """``(kind, id, distance)`` of each kind's ``limit`` nearest rows within ``max_distance``, in one query.
+
+    ``candidates(bank_id, as_of, kinds)`` gives each kind's rows that may be ranked. Django compiles the query once
+    for each ``candidates``, ``kinds``, ``limit`` and whether ``as_of`` is given (compiling it cost more Python than
+    the rest of the read); each call fills in its own bank, time, query vector and cut-off."""
+    compiled = _kinds_query(candidates, kinds, as_of is not None, limit)
+    if compiled is None:
+        return []
+    sql, slots = compiled
+    values = {_BANK: bank_id, _AS_OF: as_of, _VECTOR: Vector(query_vector).to_text(), _DISTANCE: max_distance}
+    params = [values[value] if slot else value for slot, value in slots]
+    return [tuple(row) for row in scanned_rows(sql, params, EXACT if exact else ITERATIVE)]
+
+
+# Stand-ins the ranking query is compiled with, each found again among the compiled parameters (never real values).
+_BANK = -7_340_291_118
+_AS_OF = datetime(1901, 2, 3, 4, 5, 6, 789012, tzinfo=UTC)
+_VECTOR = "[stand-in for the query vector]"
+_DISTANCE = 0.918273645546372
+
+
+@lru_cache(maxsize=64)
+def _kinds_query(candidates, kinds: tuple[str, ...], timed: bool, limit: int) -> tuple[str, tuple] | None:
+    """The SQL of ``nearest_of_kinds`` and its parameters, each ``(True, stand-in)`` where a call's own value goes."""
+    target = Value(_VECTOR)
     ranked = [
         queryset.annotate(kind=Value(kind, output_field=CharField()), distance=CosineDistance("embedding", target))
-        .filter(distance__lte=max_distance)
+        .filter(distance__lte=_DISTANCE)
         .order_by("distance", "id")
         .values_list("kind", "id", "distance")[:limit]
-        for kind, queryset in candidates.items()
+        for kind, queryset in candidates(_BANK, _AS_OF if timed else None, kinds).items()
     ]
     if not ranked:
-        return []
+        return None
     combined = ranked[0].union(*ranked[1:], all=True) if len(ranked) > 1 else ranked[0]
     sql, params = combined.query.sql_with_params()
-    return [tuple(row) for row in scanned_rows(sql, list(params), EXACT if exact else ITERATIVE)]
+    stand_ins = (_BANK, _AS_OF, _VECTOR, _DISTANCE)
+    slots = tuple((any(type(p) is type(s) and p == s for s in stand_ins), p) for p in params)
+    filled = {value for slot, value in slots if slot}
+    if not {_BANK, _VECTOR, _DISTANCE} <= filled or timed != (_AS_OF in filled):
+        raise RuntimeError("the ranking query's parameters do not hold every stand-in it was compiled with")
+    return sql, slots
 
 
 def closest(rows: QuerySet, *, field: str, query_vector, max_distance: float) -> QuerySet:

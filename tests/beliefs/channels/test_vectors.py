@@ -107,3 +107,50 @@ def test_an_approximate_search_inside_a_transaction_runs_in_one_request_and_puts
     assert before[1] == "55" and after == before
     exact = vectors.nearest_episodes(scope, vector=vector, limit=2, exact=True, own_index_lists=None)
     assert [pk for pk, _ in rows] == [pk for pk, _ in exact]
+
+
+def _ranked_as_compiled_each_time(bank, as_of, kinds, vector, limit, max_distance):
+    """``nearest_of_kinds`` as it was before its query was compiled once: Django compiles it for these values."""
+    from django.db.models import CharField, Value
+    from pgvector import Vector
+    from pgvector.django import CosineDistance
+
+    target = Value(Vector(vector).to_text())
+    ranked = [
+        queryset.annotate(kind=Value(kind, output_field=CharField()), distance=CosineDistance("embedding", target))
+        .filter(distance__lte=max_distance)
+        .order_by("distance", "id")
+        .values_list("kind", "id", "distance")[:limit]
+        for kind, queryset in derived._candidates(bank.pk, as_of, kinds).items()
+    ]
+    combined = ranked[0].union(*ranked[1:], all=True) if len(ranked) > 1 else ranked[0]
+    sql, params = combined.query.sql_with_params()
+    return [tuple(row) for row in vectors.scanned_rows(sql, list(params), vectors.EXACT)]
+
+
+@pytest.mark.django_db
+def test_beliefs_and_facts_ranked_by_a_query_compiled_once_are_each_banks_own_and_those_a_fresh_query_finds(
+    caller, other_caller
+):
+    from tests.helpers.consolidation import T0, days, dismissal, remember
+
+    for who, host in ((caller, "db-3"), (other_caller, "db-9")):
+        remember(who.bank, [dismissal("disk_full", host, T0 + days(i)) for i in range(4)])
+    vector = embed_query("was the disk_full alert on the database host benign?")
+    kinds = ("belief", "fact", "play")
+    vectors._kinds_query.cache_clear()
+    seen = {}
+    for who in (caller, other_caller):
+        for as_of in (None, T0 + days(2)):
+            got = vectors.nearest_of_kinds(
+                derived._candidates, bank_id=who.bank.pk, as_of=as_of, kinds=kinds, query_vector=vector,
+                limit=10, max_distance=0.9, exact=True,
+            )  # fmt: skip
+            assert got == _ranked_as_compiled_each_time(who.bank, as_of, kinds, vector, 10, 0.9)
+            seen[who.bank.pk, as_of] = got
+    assert vectors._kinds_query.cache_info().misses == 2  # (once with a time, once without, for both banks)
+    mine, theirs = seen[caller.bank.pk, None], seen[other_caller.bank.pk, None]
+    assert "belief" in {kind for kind, _, _ in mine}  # (its facts are folded into it)
+    assert not {(kind, pk) for kind, pk, _ in mine} & {(kind, pk) for kind, pk, _ in theirs}
+    hits = derived.search(bank=caller.bank, query_vector=vector, limit=10, exact=True)
+    assert hits and all("db-9" not in hit.text for hit in hits) and any("db-3" in hit.text for hit in hits)
