@@ -280,8 +280,8 @@ def _kinds_query(candidates, kinds: tuple[str, ...], timed: bool, limit: int) ->
     sql, params = combined.query.sql_with_params()
     stand_ins = (_BANK, _AS_OF, _VECTOR, _DISTANCE)
     slots = tuple((any(type(p) is type(s) and p == s for s in stand_ins), p) for p in params)
-    filled = {value for slot, value in slots if slot}
-    if not {_BANK, _VECTOR, _DISTANCE} <= filled or timed != (_AS_OF in filled):
+    # (the time only where a kind reads it: plays are not filtered by time)
+    if not {_BANK, _VECTOR, _DISTANCE} <= {value for slot, value in slots if slot}:
         raise RuntimeError("the ranking query's parameters do not hold every stand-in it was compiled with")
     return sql, slots
 

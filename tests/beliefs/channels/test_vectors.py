@@ -152,5 +152,11 @@ def test_beliefs_and_facts_ranked_by_a_query_compiled_once_are_each_banks_own_an
     mine, theirs = seen[caller.bank.pk, None], seen[other_caller.bank.pk, None]
     assert "belief" in {kind for kind, _, _ in mine}  # (its facts are folded into it)
     assert not {(kind, pk) for kind, pk, _ in mine} & {(kind, pk) for kind, pk, _ in theirs}
+    for kinds in (("play",), ("fact",), ("belief", "play")):  # (plays are not filtered by time)
+        got = vectors.nearest_of_kinds(
+            derived._candidates, bank_id=caller.bank.pk, as_of=T0 + days(2), kinds=kinds, query_vector=vector,
+            limit=10, max_distance=0.9, exact=True,
+        )  # fmt: skip
+        assert got == _ranked_as_compiled_each_time(caller.bank, T0 + days(2), kinds, vector, 10, 0.9), kinds
     hits = derived.search(bank=caller.bank, query_vector=vector, limit=10, exact=True)
     assert hits and all("db-9" not in hit.text for hit in hits) and any("db-3" in hit.text for hit in hits)
