@@ -78,6 +78,18 @@ def ensure_redis(url: str, data_dir: Path) -> bool:
     raise RuntimeError(f"redis-server did not come up on port {port}; see {redis_dir / 'redis.log'}")
 
 
+def redis_started_here(url: str, data_dir: Path) -> bool:
+    """Whether the redis-server answering ``url`` is the one this module started for ``data_dir`` (its pid file
+    names the server's process), not one another checkout or the system runs."""
+    pid_file = data_dir / "redis" / "redis.pid"
+    try:
+        pid = int(pid_file.read_text().strip())
+        served = redis.Redis.from_url(url, socket_connect_timeout=0.5, socket_timeout=0.5).info("server")
+    except (OSError, ValueError, redis.RedisError):
+        return False
+    return served.get("process_id") == pid
+
+
 def stop_redis(data_dir: Path) -> bool:
     """Stop the redis-server this module started (found by its pid file)."""
     pid_file = data_dir / "redis" / "redis.pid"

@@ -11,7 +11,7 @@ from django.db import connection
 
 from beliefs.models import Episode, RetainBatch
 from beliefs.tasks import requeue_stalled_batches_task
-from memoryhub.devservers import ensure_redis
+from memoryhub.devservers import ensure_redis, redis_started_here
 from tests.helpers.callers import make_caller
 
 
@@ -92,6 +92,9 @@ def test_nothing_is_half_written_when_the_database_fails_mid_request():
 def test_while_redis_is_down_retains_are_stored_and_their_work_is_requeued_after(eager_tasks, settings):
     from memoryhub.celery import app
 
+    if not redis_started_here(settings.REDIS_URL, settings.DATA_DIR):
+        # (stopping it would take it from the stack that runs it: a development server of another checkout)
+        pytest.skip("the Redis on this port was not started by this checkout, so it is not this test's to stop")
     caller = make_caller()
     app.conf.task_always_eager = False
     redis.Redis.from_url(settings.REDIS_URL).shutdown(nosave=True)
@@ -118,3 +121,14 @@ def test_while_redis_is_down_retains_are_stored_and_their_work_is_requeued_after
         "sync while down",
         "async while down",
     ]
+
+
+def test_a_redis_is_this_checkouts_only_when_its_pid_file_names_the_server_that_answers(settings, tmp_path):
+    served = redis.Redis.from_url(settings.REDIS_URL).info("server")["process_id"]
+    assert not redis_started_here(settings.REDIS_URL, tmp_path)  # (no pid file: another checkout's, or the system's)
+    (tmp_path / "redis").mkdir()
+    (tmp_path / "redis" / "redis.pid").write_text(f"{served + 1}\n")
+    assert not redis_started_here(settings.REDIS_URL, tmp_path)
+    (tmp_path / "redis" / "redis.pid").write_text(f"{served}\n")
+    assert redis_started_here(settings.REDIS_URL, tmp_path)
+    assert not redis_started_here("redis://127.0.0.1:1/0", tmp_path)  # (nothing answers there)
