@@ -74,8 +74,10 @@ def search(
     as_of: datetime | None = None,
     kinds: tuple[str, ...] = ("belief", "fact", "play"),
     exact: bool | None = None,
+    vector: str | None = None,
 ) -> list[DerivedHit]:
     """Up to ``limit`` beliefs, facts and plays at least ``DERIVED_MIN_SIMILARITY`` similar to the query.
+    ``vector``: the query vector's text, when recall has made it already.
 
     One query ranks every kind; rows are read only for what it found."""
     if exact is None:
@@ -85,7 +87,7 @@ def search(
         bank_id=bank.pk,
         as_of=as_of,
         kinds=kinds,
-        query_vector=query_vector,
+        vector=vector or vectors.query_text(query_vector),
         limit=limit,
         max_distance=1 - settings.MEMORYHUB["DERIVED_MIN_SIMILARITY"],
         exact=exact,

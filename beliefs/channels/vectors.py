@@ -27,7 +27,6 @@ import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import CharField, QuerySet, Value
-from pgvector import Vector
 from pgvector.django import CosineDistance
 
 from banks.models import Bank
@@ -86,11 +85,6 @@ def _setting_text(value: str | int | bool) -> str:
     if isinstance(value, bool):
         return "on" if value else "off"
     return str(value)
-
-
-def _target(query_vector: np.ndarray) -> Value:
-    """The query vector's text form, made once for every distance a query computes."""
-    return Value(Vector(query_vector).to_text())
 
 
 def bank_is_small(bank: Bank) -> bool:
@@ -237,7 +231,7 @@ def nearest_of_kinds(
     bank_id: int,
     as_of: datetime | None,
     kinds: tuple[str, ...],
-    query_vector: np.ndarray,
+    vector: str,
     limit: int,
     max_distance: float,
     exact: bool,
@@ -246,12 +240,13 @@ def nearest_of_kinds(
 
     ``candidates(bank_id, as_of, kinds)`` gives each kind's rows that may be ranked. Django compiles the query once
     for each ``candidates``, ``kinds``, ``limit`` and whether ``as_of`` is given (compiling it cost more Python than
-    the rest of the read); each call fills in its own bank, time, query vector and cut-off."""
+    the rest of the read); each call fills in its own bank, time, query vector (``vector``: ``query_text``'s form)
+    and cut-off."""
     compiled = _kinds_query(candidates, kinds, as_of is not None, limit)
     if compiled is None:
         return []
     sql, slots = compiled
-    values = {_BANK: bank_id, _AS_OF: as_of, _VECTOR: Vector(query_vector).to_text(), _DISTANCE: max_distance}
+    values = {_BANK: bank_id, _AS_OF: as_of, _VECTOR: vector, _DISTANCE: max_distance}
     params = [values[value] if slot else value for slot, value in slots]
     return [tuple(row) for row in scanned_rows(sql, params, EXACT if exact else ITERATIVE)]
 

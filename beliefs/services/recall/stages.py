@@ -88,7 +88,7 @@ def gather(request: RecallRequest, batch: ChannelBatch) -> Gathered:
         pending["graph"] = batch.submit("graph", graph.search, query_text=request.query, limit=limit, **common)
     if "recent" in options.channels:
         pending["recent"] = batch.submit("recent", recency.search, limit=limit, **common)
-    derived_future = _submit_derived(request, batch, query_vector=query_vector, exact=exact)
+    derived_future = _submit_derived(request, batch, query_vector=query_vector, vector=vector, exact=exact)
     reference = reference_future.result()
     ranges = temporal.query_ranges(request.query, reference)
     if "temporal" in options.channels:
@@ -136,7 +136,7 @@ def _keyword_channel(*, run: bool, bank, query, limit, scope):
     return terms, keyword.search(bank=bank, query_text=query, limit=limit, terms=terms, scope=scope)
 
 
-def _submit_derived(request: RecallRequest, batch: ChannelBatch, *, query_vector: np.ndarray, exact: bool):
+def _submit_derived(request: RecallRequest, batch: ChannelBatch, *, query_vector: np.ndarray, vector: str, exact: bool):
     """Beliefs, facts and plays close to the query, when any of those kinds is asked for."""
     kinds = tuple(kind for kind in ("belief", "fact", "play") if kind in request.options.kinds)
     if not kinds:
@@ -150,6 +150,7 @@ def _submit_derived(request: RecallRequest, batch: ChannelBatch, *, query_vector
         as_of=request.as_of,
         kinds=kinds,
         exact=exact,
+        vector=vector,
     )
 
 

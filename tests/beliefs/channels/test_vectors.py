@@ -143,7 +143,7 @@ def test_beliefs_and_facts_ranked_by_a_query_compiled_once_are_each_banks_own_an
     for who in (caller, other_caller):
         for as_of in (None, T0 + days(2)):
             got = vectors.nearest_of_kinds(
-                derived._candidates, bank_id=who.bank.pk, as_of=as_of, kinds=kinds, query_vector=vector,
+                derived._candidates, bank_id=who.bank.pk, as_of=as_of, kinds=kinds, vector=vectors.query_text(vector),
                 limit=10, max_distance=0.9, exact=True,
             )  # fmt: skip
             assert got == _ranked_as_compiled_each_time(who.bank, as_of, kinds, vector, 10, 0.9)
@@ -154,8 +154,8 @@ def test_beliefs_and_facts_ranked_by_a_query_compiled_once_are_each_banks_own_an
     assert not {(kind, pk) for kind, pk, _ in mine} & {(kind, pk) for kind, pk, _ in theirs}
     for kinds in (("play",), ("fact",), ("belief", "play")):  # (plays are not filtered by time)
         got = vectors.nearest_of_kinds(
-            derived._candidates, bank_id=caller.bank.pk, as_of=T0 + days(2), kinds=kinds, query_vector=vector,
-            limit=10, max_distance=0.9, exact=True,
+            derived._candidates, bank_id=caller.bank.pk, as_of=T0 + days(2), kinds=kinds,
+            vector=vectors.query_text(vector), limit=10, max_distance=0.9, exact=True,
         )  # fmt: skip
         assert got == _ranked_as_compiled_each_time(caller.bank, T0 + days(2), kinds, vector, 10, 0.9), kinds
     hits = derived.search(bank=caller.bank, query_vector=vector, limit=10, exact=True)
