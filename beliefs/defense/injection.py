@@ -24,7 +24,7 @@ from beliefs.defense.directives import MEMORY, directive_findings
 from beliefs.defense.injection_rules import CASED, CASED_LITERALS, RULES, VOCATIVES
 from beliefs.defense.injection_rules import FAMILIES as RULE_FAMILIES
 from beliefs.defense.mentions import mentioned
-from beliefs.defense.narrow import finditer_at
+from beliefs.defense.narrow import finditer_at, occurrences
 from beliefs.defense.normalise import folded
 from beliefs.defense.shapes import BOUNDARY, READER_NAMES
 from beliefs.defense.triggers import required_literals, start_literals
@@ -104,10 +104,9 @@ _START_FINDER = AhoCorasick(_START_WORDS)
 # The rules each start literal begins (by its index in ``_START_WORDS``), as ``id(pattern)``: hashing a compiled
 # pattern hashes its whole program, every time.
 _STARTED = [[id(pattern) for pattern, words in _STARTS.items() if word in words] for word in _START_WORDS]
-# (and the cased rules that have start literals: ``_cased_findings``)
-_NARROWED = frozenset(id(pattern) for pattern, words in _STARTS.items() if words) | frozenset(
-    id(pattern) for _, pattern in CASED if start_literals(pattern)
-)
+# The cased rules that start with one of a few literals (case as written), tried only where one occurs.
+_CASED_STARTS = {id(pattern): words for _, pattern in CASED if (words := start_literals(pattern))}
+_NARROWED = frozenset(id(pattern) for pattern, words in _STARTS.items() if words) | frozenset(_CASED_STARTS)
 
 
 def _start_positions(variant: str) -> dict[int, list[int]]:
@@ -219,27 +218,14 @@ def _vocative_findings(variant: str, index) -> list[InjectionFinding]:
 _CASED = [
     (family, pattern, frozenset(literals)) for (family, pattern), literals in zip(CASED, CASED_LITERALS, strict=True)
 ]
-# The cased rules that start with one of a few literals (case as written), tried only where one occurs.
-_CASED_STARTS = {id(pattern): words for _, pattern in CASED if (words := start_literals(pattern))}
 
 
 def _cased_findings(text: str) -> list[InjectionFinding]:
     present = {literal for _, _, literals in _CASED for literal in literals if literal in text}
     if not present:
         return []
-    starts = {rule: _occurrences(text, words) for rule, words in _CASED_STARTS.items()}
+    starts = {rule: [at for word in words for at in occurrences(text, word)] for rule, words in _CASED_STARTS.items()}
     return _rule_findings(text, range(len(text)), _CASED, present, starts)
-
-
-def _occurrences(text: str, words) -> list[int]:
-    """Every position where one of ``words`` occurs in ``text``."""
-    out = []
-    for word in words:
-        position = text.find(word)
-        while position >= 0:
-            out.append(position)
-            position = text.find(word, position + 1)
-    return out
 
 
 def _unicode_findings(text: str) -> list[InjectionFinding]:

@@ -71,3 +71,13 @@ def finditer_near(
                 break
             yield match
             cursor = position = max(match.end(), match.start() + 1)
+
+
+def occurrences(text: str, word: str) -> list[int]:
+    """Every position where ``word`` occurs in ``text`` (overlapping ones too)."""
+    out = []
+    position = text.find(word)
+    while position >= 0:
+        out.append(position)
+        position = text.find(word, position + 1)
+    return out

@@ -370,14 +370,11 @@ _STATES = (
     "AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|"
     "RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|DC|PR|VI|GU|AS|MP|FM|MH|PW|AA|AE|AP"
 )
-_UK_POSTCODE = (
-    r"(?:GIR ?0AA|[A-PR-UWYZ](?:\d[A-HJKPSTUW]?|[A-HK-Y]\d[ABEHMNPRVWXY]?|\d\d|[A-HK-Y]\d\d?) ?\d[ABD-HJLNP-UW-Z]{2})"
-)
+# A UK postcode after its first letter (the area's, "[A-PR-UWYZ]"), and the whole postcode.
+_UK_POSTCODE_REST = r"(?:\d[A-HJKPSTUW]?|[A-HK-Y]\d[ABEHMNPRVWXY]?|\d\d|[A-HK-Y]\d\d?) ?\d[ABD-HJLNP-UW-Z]{2}"
+_UK_POSTCODE = rf"(?:GIR ?0AA|[A-PR-UWYZ]{_UK_POSTCODE_REST})"
 # ``\b`` + ``_UK_POSTCODE`` + ``\b`` written to start with a character class (a search skips to capitals).
-_UK_POSTCODE_SEARCH = re.compile(
-    r"[A-PR-UWYZ](?<!\w[A-PR-UWYZ])(?:(?<=G)IR ?0AA|(?:\d[A-HJKPSTUW]?|[A-HK-Y]\d[ABEHMNPRVWXY]?|\d\d|[A-HK-Y]\d\d?)"
-    r" ?\d[ABD-HJLNP-UW-Z]{2})\b"
-)
+_UK_POSTCODE_SEARCH = re.compile(rf"[A-PR-UWYZ](?<!\w[A-PR-UWYZ])(?:(?<=G)IR ?0AA|{_UK_POSTCODE_REST})\b")
 _WORD = r"[A-Z][A-Za-z'.\-]*"
 _SUFFIX = (
     r"(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Boulevard|Blvd\.?|Lane|Ln\.?|Drive|Dr\.?|Terrace|Way|Court|Ct\.?|"

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from ahocorasick_rs import AhoCorasick
 
 from beliefs.defense.detectors import CATEGORY, DETECTORS, Detector
-from beliefs.defense.narrow import finditer_at, finditer_near, reach
+from beliefs.defense.narrow import finditer_at, finditer_near, occurrences, reach
 from beliefs.defense.normalise import (
     LOOKALIKES,
     VALUE_ASCII,
@@ -160,14 +160,12 @@ class _Keywords:
         """Every occurrence of each of ``keywords`` (empty unless lowercasing kept the text's length)."""
         if not self.aligned:
             return []
-        out = []
-        for keyword in keywords:
-            if keyword in self.present:
-                position = self.lowered.find(keyword)
-                while position >= 0:
-                    out.append((position, position + len(keyword)))
-                    position = self.lowered.find(keyword, position + 1)
-        return out
+        return [
+            (position, position + len(keyword))
+            for keyword in keywords
+            if keyword in self.present
+            for position in occurrences(self.lowered, keyword)
+        ]
 
 
 def _spans(detector: Detector, text: str, keywords: _Keywords):

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from beliefs.defense import addresses, injection, normalise, personal, scanner, validators
 from beliefs.defense.detectors import DETECTORS
-from beliefs.defense.narrow import finditer_at, finditer_near, reach
+from beliefs.defense.narrow import finditer_at, finditer_near, occurrences, reach
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -100,7 +100,7 @@ def test_cased_injection_rules_tried_at_their_start_literals_find_what_a_whole_t
     assert narrowed  # (the placeholder URL starts with "http" or "//")
     for text in [*TEXTS, "see //x.io/a?q=[USER_EMAIL] and https://x.io/p=[DATA] //y?id={{ token }}"]:
         for pattern in narrowed:
-            starts = injection._occurrences(text, injection._CASED_STARTS[id(pattern)])
+            starts = [at for word in injection._CASED_STARTS[id(pattern)] for at in occurrences(text, word)]
             assert _spans(finditer_at(pattern, text, starts)) == _spans(pattern.finditer(text)), text[:80]
 
 
