@@ -250,6 +250,8 @@ def _query_encoder():
     model = _model()
     expected = model.encode(list(_TRACE_PROBES), normalize_embeddings=True, convert_to_numpy=True)
     candidates = (_onnx_encoder, _torchscript_encoder) if choice == "auto" else (_torchscript_encoder,)
+    if choice == "auto" and settings.MEMORYHUB.get("EMBEDDING_PRECISION", "float32") == "int8":
+        candidates = (_onnx_int8_encoder, *candidates)
     for build in candidates:
         encoder = build(model)
         if encoder is None:
@@ -257,7 +259,7 @@ def _query_encoder():
         differs = [
             text
             for text, vector in zip(_TRACE_PROBES, expected, strict=True)
-            if float(np.abs(_embed_one(encoder, text) - vector).max()) > 1e-5
+            if not _agrees(_embed_one(encoder, text), vector, approximate=build is _onnx_int8_encoder)
         ]
         if not differs:
             return encoder
@@ -265,6 +267,17 @@ def _query_encoder():
         if build is _onnx_encoder:  # a graph that no longer matches (a changed model) is exported again next time
             _graph_file().unlink(missing_ok=True)
     return None
+
+
+# An int8 encoder's vectors sit at a cosine of 0.98–0.997 to the model's (the empty text lowest); below this one it is
+# not the model any more (a damaged or mismatched graph) and the float encoders take over.
+_INT8_MIN_COSINE = 0.97
+
+
+def _agrees(vector: np.ndarray, expected: np.ndarray, *, approximate: bool) -> bool:
+    if approximate:
+        return float(vector @ expected) >= _INT8_MIN_COSINE
+    return float(np.abs(vector - expected).max()) <= 1e-5
 
 
 def _graph_file() -> Path:
@@ -283,6 +296,15 @@ def _onnx_encoder(model):
 
     threads = settings.MEMORYHUB["TORCH_THREADS"]
     return onnx_query_encoder(model[0].auto_model, model.tokenizer, threads, _graph_file())
+
+
+def _onnx_int8_encoder(model):
+    from django.conf import settings
+
+    from memoryhub.onnx_encoder import onnx_query_encoder
+
+    threads = settings.MEMORYHUB["TORCH_THREADS"]
+    return onnx_query_encoder(model[0].auto_model, model.tokenizer, threads, _graph_file(), int8=True)
 
 
 def _torchscript_encoder(model):

@@ -19,27 +19,19 @@ import itertools
 import json
 import os
 import random
+import sys
 import time
-from datetime import UTC, datetime
+from pathlib import Path
 
 import gevent
 from locust import HttpUser, between, task
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agent_calls import BELIEFS, RECALL, RETAIN, beliefs_path, recall_call, retain_call  # noqa: E402
+
 TARGETS = json.loads(os.environ.get("MEMORYHUB_LOAD_TARGETS", "[]"))
 RATE = float(os.environ.get("MEMORYHUB_LOAD_RATE", "0"))
 _counter = itertools.count()
-QUESTIONS = [
-    "disk latency alerts on {host} during backups",
-    "why did {service} degrade last week",
-    "is ReplicaLag on {host} known to be benign?",
-    "which plays worked for accounts like {acct}",
-    "deploys of {service} that were rolled back",
-    "support conversations about SSO",
-]
-HOSTS = [f"db-{n:02d}" for n in range(1, 18)] + [f"web-{n:02d}" for n in range(1, 18)]
-SERVICES = ["checkout", "billing", "search", "auth", "payments"]
-ACCOUNTS = ["acme-corp", "globex-labs", "initech-group", "hooli-retail"]
-
 
 _think = between(0.5, 1.5)
 
@@ -66,34 +58,16 @@ class Agent(HttpUser):
             gevent.sleep(self.rng.uniform(0, 1 / RATE))
             self._due = time.perf_counter()
 
-    def _question(self) -> str:
-        return self.rng.choice(QUESTIONS).format(
-            host=self.rng.choice(HOSTS), service=self.rng.choice(SERVICES), acct=self.rng.choice(ACCOUNTS)
-        )
-
     @task(2)
     def retain(self):
-        now = datetime.now(UTC).isoformat()
-        items = [
-            {
-                "content": f"{self.agent} observed {self.rng.choice(SERVICES)} on {self.rng.choice(HOSTS)}: "
-                f"latency {self.rng.randint(50, 900)} ms (note {self.rng.random():.6f}).",
-                "occurred_at": now,
-                "source": "agent",
-                "provenance": "agent",
-            }
-            for _ in range(10)
-        ]
-        self.client.post(f"/api/v1/banks/{self.bank}/retain", json={"items": items}, name="retain (10 items)")
+        path, body = retain_call(self.rng, self.bank, self.agent)
+        self.client.post(path, json=body, name=RETAIN)
 
     @task(5)
     def recall(self):
-        self.client.post(
-            f"/api/v1/banks/{self.bank}/recall",
-            json={"query": self._question(), "budget_tokens": 512},
-            name="recall (budget 512)",
-        )
+        path, body = recall_call(self.rng, self.bank)
+        self.client.post(path, json=body, name=RECALL)
 
     @task(3)
     def beliefs(self):
-        self.client.get(f"/api/v1/banks/{self.bank}/beliefs/?limit=20", name="beliefs (list)")
+        self.client.get(beliefs_path(self.bank), name=BELIEFS)

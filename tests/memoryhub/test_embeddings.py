@@ -178,3 +178,45 @@ def test_batches_embedded_on_several_threads_at_once_match_the_model_s_own_encod
             assert np.abs(vectors - expected).max() < 1e-5
     finally:
         embeddings._query_encoder.cache_clear()
+
+
+def test_int8_precision_runs_a_quantized_copy_close_to_the_model_and_falls_back_when_it_is_not(
+    settings, tmp_path, monkeypatch
+):
+    from memoryhub.onnx_encoder import OnnxQueryEncoder, graph_path
+
+    settings.DATA_DIR = tmp_path
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "EMBEDDING_PRECISION": "int8"}
+    graph = graph_path(tmp_path / "models", embeddings.model_path())
+    int8 = graph.with_name(f"{graph.stem}-int8.onnx")
+    embeddings._query_encoder.cache_clear()
+    try:
+        encoder = embeddings._query_encoder()
+        assert isinstance(encoder, OnnxQueryEncoder) and encoder._session._model_path == str(int8)
+        # Written once beside the float graph, a quarter of its size (8-bit weights), no partial file left.
+        assert sorted(graph.parent.iterdir()) == sorted([graph, int8])
+        assert int8.stat().st_size < graph.stat().st_size / 3
+        quantized = _query_vectors()
+        assert np.abs(quantized - embed_texts(QUERIES)).max() < 1e-6  # texts take the same int8 path as queries
+        monkeypatch.setattr(embeddings, "_query_encoder", lambda: None)
+        exact = _query_vectors()
+        cosines = np.sum(quantized * exact, axis=1)
+        assert cosines.min() >= 0.97 and np.abs(quantized - exact).max() > 1e-4  # close to the model, not equal
+        assert np.allclose(np.linalg.norm(quantized, axis=1), 1.0, atol=1e-5)
+        monkeypatch.undo()
+
+        # A quantized copy that no longer agrees with the model (here: every vector the same) is passed over.
+        real = embeddings._embed_one
+
+        def int8_wrong(encoder, text):
+            if getattr(encoder, "_session", None) is not None and encoder._session._model_path == str(int8):
+                return np.full(384, 384**-0.5, dtype=np.float32)
+            return real(encoder, text)
+
+        monkeypatch.setattr(embeddings, "_embed_one", int8_wrong)
+        embeddings._query_encoder.cache_clear()
+        encoder = embeddings._query_encoder()
+        assert isinstance(encoder, OnnxQueryEncoder) and encoder._session._model_path == str(graph)
+    finally:
+        embeddings._query_encoder.cache_clear()
+        embeddings.query_cache_clear()
