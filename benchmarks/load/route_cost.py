@@ -121,7 +121,7 @@ def main() -> None:
     path = RESULTS / "route-cost.json"
     existing = json.loads(path.read_text()) if path.exists() else {}
     existing[args.label] = {"machine": machine(), "requests_per_route": args.requests, "routes": routes}
-    path.write_text(json.dumps(existing, indent=1) + "\n")
+    path.write_text(json.dumps(existing, indent=2) + "\n")
     print(json.dumps(routes.get("mix (2 : 5 : 3)"), indent=1))
     print(f"wrote {path}")
 

@@ -66,3 +66,32 @@ def test_database_without_pgvector_is_refused_with_a_fix(db):
             host=params["host"], dbname=params["dbname"], user=params["user"], autocommit=True
         ) as admin:
             admin.execute("DROP DATABASE memoryhub_no_vector")
+
+
+def test_the_embedded_server_starts_with_memoryhub_s_settings_and_an_operator_s_override(monkeypatch):
+    from memoryhub.database import SETTINGS_FILE, embedded_server_settings
+
+    monkeypatch.setenv("MEMORYHUB_PG_SHARED_BUFFERS", "192MB")
+    assert embedded_server_settings() == {"shared_buffers": "192MB"}
+    with tempfile.TemporaryDirectory(prefix="mh", dir="/tmp") as tmp:
+        data_dir = Path(tmp)
+        socket_dir = ensure_embedded_server(data_dir)
+        try:
+            connect = {"host": str(socket_dir), "dbname": APP_DATABASE, "user": MAINTENANCE_ROLE}
+            with psycopg.connect(**connect) as conn:  # the very first start (a new directory) already has it
+                assert conn.execute("SHOW shared_buffers").fetchone() == ("192MB",)
+            pgdata = data_dir / "pg"
+            assert (pgdata / SETTINGS_FILE).read_text() == "shared_buffers = '192MB'\n"
+            # A changed setting is written for the next start; the running server keeps its own until then.
+            monkeypatch.setenv("MEMORYHUB_PG_SHARED_BUFFERS", "160MB")
+            stop_embedded_server(data_dir)
+            socket_dir = ensure_embedded_server(data_dir)
+            with psycopg.connect(**{**connect, "host": str(socket_dir)}) as conn:
+                assert conn.execute("SHOW shared_buffers").fetchone() == ("160MB",)
+            conf = (pgdata / "postgresql.conf").read_text()
+            assert conf.count(f"include_if_exists = '{SETTINGS_FILE}'") == 1  # included once, however many starts
+        finally:
+            stop_embedded_server(data_dir)
+    monkeypatch.delenv("MEMORYHUB_PG_SHARED_BUFFERS")
+    default = int(embedded_server_settings()["shared_buffers"].removesuffix("MB"))
+    assert 128 <= default <= 2048
