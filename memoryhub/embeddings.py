@@ -266,6 +266,8 @@ def _query_encoder():
         logger.info("the %s query encoder differs from the model on %r", build.__name__, differs[0])
         if build is _onnx_encoder:  # a graph that no longer matches (a changed model) is exported again next time
             _graph_file().unlink(missing_ok=True)
+        elif build is _onnx_int8_encoder:  # and its int8 copy is made again from the graph
+            int8_graph_file().unlink(missing_ok=True)
     return None
 
 
@@ -287,6 +289,12 @@ def _graph_file() -> Path:
     from memoryhub.onnx_encoder import graph_path
 
     return graph_path(Path(settings.DATA_DIR) / "models", model_path())
+
+
+def int8_graph_file() -> Path:
+    from memoryhub.onnx_encoder import int8_path
+
+    return int8_path(_graph_file())
 
 
 def _onnx_encoder(model):

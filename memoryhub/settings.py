@@ -395,6 +395,11 @@ MEMORYHUB = {
     "FAULT_DUPLICATE_DELIVERY": env_bool("MEMORYHUB_FAULT_DUPLICATE_DELIVERY", False),
 }
 
+if MEMORYHUB["EMBEDDING_PRECISION"] not in {"float32", "int8"}:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("MEMORYHUB_EMBEDDING_PRECISION is 'float32' (the default) or 'int8'.")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -217,6 +217,15 @@ def test_int8_precision_runs_a_quantized_copy_close_to_the_model_and_falls_back_
         embeddings._query_encoder.cache_clear()
         encoder = embeddings._query_encoder()
         assert isinstance(encoder, OnnxQueryEncoder) and encoder._session._model_path == str(graph)
+        assert not int8.exists()  # made again from the graph by the next process
     finally:
         embeddings._query_encoder.cache_clear()
         embeddings.query_cache_clear()
+
+
+def test_an_unknown_embedding_precision_stops_start_up_with_the_choices():
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "memoryhub.settings", "MEMORYHUB_EMBEDDING_PRECISION": "int4"}
+    code = "import django; django.setup()"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode != 0
+    assert "MEMORYHUB_EMBEDDING_PRECISION is 'float32' (the default) or 'int8'." in done.stderr
