@@ -26,24 +26,10 @@ sys.path.insert(0, str(HERE))
 
 from agent_calls import BELIEFS, RECALL, RETAIN, beliefs_path, recall_call, retain_call  # noqa: E402
 from common import RESULTS, machine  # noqa: E402
-from run_load import process_groups, reuse_seed, seed, wait_for_background  # noqa: E402
+from run_load import cpu_seconds, reuse_seed, seed, wait_for_background  # noqa: E402
 from stack import Stack  # noqa: E402
 
 MIX = {RETAIN: 2, RECALL: 5, BELIEFS: 3}
-
-
-def cpu_by_role(stack: Stack) -> dict[str, dict[int, float]]:
-    import psutil
-
-    used: dict[str, dict[int, float]] = {}
-    for role, processes in process_groups(stack).items():
-        for process in processes:
-            try:
-                times = process.cpu_times()
-            except psutil.NoSuchProcess:
-                continue
-            used.setdefault(role, {})[process.pid] = times.user + times.system
-    return used
 
 
 def spent(before: dict, after: dict) -> dict[str, float]:
@@ -56,16 +42,16 @@ def measure(stack: Stack, client, send, requests: int) -> dict:
     for _ in range(10):  # warm: caches, connections, the first query plans
         send(client)
     wait_for_background(stack)
-    before, started = cpu_by_role(stack), time.monotonic()
+    before, started = cpu_seconds(stack), time.monotonic()
     latencies = []
     for _ in range(requests):
         t0 = time.perf_counter()
         send(client)
         latencies.append(time.perf_counter() - t0)
     wall = time.monotonic() - started
-    during = spent(before, cpu_by_role(stack))
+    during = spent(before, cpu_seconds(stack))
     wait_for_background(stack, timeout=600)
-    drained = spent(before, cpu_by_role(stack))
+    drained = spent(before, cpu_seconds(stack))
     per = 1000 / requests
     web, pg = during.get("web", 0.0) * per, during.get("postgresql", 0.0) * per
     background = sum(v for k, v in drained.items() if k.startswith("worker-")) * per

@@ -137,6 +137,21 @@ def process_groups(stack: Stack, locust_pid: int | None = None) -> dict[str, lis
     return groups
 
 
+def cpu_seconds(stack: Stack) -> dict[str, dict[int, float]]:
+    """CPU seconds (user and system) each live process of the deployment has used so far, by role and pid."""
+    import psutil
+
+    used: dict[str, dict[int, float]] = {}
+    for role, processes in process_groups(stack).items():
+        for process in processes:
+            try:
+                times = process.cpu_times()
+            except psutil.NoSuchProcess:
+                continue
+            used.setdefault(role, {})[process.pid] = times.user + times.system
+    return used
+
+
 class CpuMeter:
     """CPU seconds each role used over a run. PostgreSQL backends come and go, so the server is sampled as a
     tree each second and a backend's last sample counts (a backend living under a second is missed)."""
@@ -148,15 +163,8 @@ class CpuMeter:
         self._stop = None
 
     def _sample(self, into: dict) -> None:
-        import psutil
-
-        for role, processes in process_groups(self.stack).items():
-            for process in processes:
-                try:
-                    times = process.cpu_times()
-                except psutil.NoSuchProcess:
-                    continue
-                into.setdefault(role, {})[process.pid] = times.user + times.system
+        for role, by_pid in cpu_seconds(self.stack).items():
+            into.setdefault(role, {}).update(by_pid)
 
     def __enter__(self):
         import threading
