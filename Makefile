@@ -11,7 +11,7 @@ export TOKENIZERS_PARALLELISM := false
 # Benchmarks and tests load numpy before memoryhub (which sets the same): one BLAS thread, no idle spinning.
 export OPENBLAS_NUM_THREADS := 1
 
-.PHONY: setup system-deps run test test-fast docs fuzz bench eval bench-scale bench-consolidation eval-defense defense-cost eval-workloads bench-web chaos load lint stop clean client-models
+.PHONY: setup system-deps run test test-fast docs fuzz bench eval bench-scale bench-consolidation eval-defense defense-cost eval-workloads bench-web chaos load route-cost lint stop clean client-models
 
 system-deps:
 	@if ! command -v redis-server >/dev/null 2>&1; then \
@@ -137,6 +137,11 @@ load: setup
 	$(PY) -m pip install -q "locust>=2.30,<3"
 	cd benchmarks && ../$(PY) load/run_load.py $(LOAD_ARGS)
 	$(PY) benchmarks/update_readme.py
+
+# CPU per request of each load-run call, one at a time (web, PostgreSQL, background), on the load run's banks
+# (about 5 minutes with ROUTE_COST_ARGS=--reuse after a load run, 8 seeding afresh).
+route-cost: setup
+	$(PY) benchmarks/load/route_cost.py $(ROUTE_COST_ARGS)
 
 # Schema fuzzing at full size: schemathesis over /api/schema/, every operation (about 10 minutes on 2 cores).
 fuzz: setup
