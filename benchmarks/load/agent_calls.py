@@ -23,6 +23,8 @@ ACCOUNTS = ["acme-corp", "globex-labs", "initech-group", "hooli-retail"]
 RETAIN = "retain (10 items)"
 RECALL = "recall (budget 512)"
 BELIEFS = "beliefs (list)"
+# How often an agent makes each call, relative to the others.
+MIX = {RETAIN: 2, RECALL: 5, BELIEFS: 3}
 
 
 def retain_call(rng: random.Random, bank: str, agent: str) -> tuple[str, dict]:

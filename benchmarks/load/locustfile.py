@@ -27,7 +27,7 @@ import gevent
 from locust import HttpUser, between, task
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agent_calls import BELIEFS, RECALL, RETAIN, beliefs_path, recall_call, retain_call  # noqa: E402
+from agent_calls import BELIEFS, MIX, RECALL, RETAIN, beliefs_path, recall_call, retain_call  # noqa: E402
 
 TARGETS = json.loads(os.environ.get("MEMORYHUB_LOAD_TARGETS", "[]"))
 RATE = float(os.environ.get("MEMORYHUB_LOAD_RATE", "0"))
@@ -58,16 +58,16 @@ class Agent(HttpUser):
             gevent.sleep(self.rng.uniform(0, 1 / RATE))
             self._due = time.perf_counter()
 
-    @task(2)
+    @task(MIX[RETAIN])
     def retain(self):
         path, body = retain_call(self.rng, self.bank, self.agent)
         self.client.post(path, json=body, name=RETAIN)
 
-    @task(5)
+    @task(MIX[RECALL])
     def recall(self):
         path, body = recall_call(self.rng, self.bank)
         self.client.post(path, json=body, name=RECALL)
 
-    @task(3)
+    @task(MIX[BELIEFS])
     def beliefs(self):
         self.client.get(beliefs_path(self.bank), name=BELIEFS)

@@ -24,18 +24,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from agent_calls import BELIEFS, RECALL, RETAIN, beliefs_path, recall_call, retain_call  # noqa: E402
+from agent_calls import BELIEFS, MIX, RECALL, RETAIN, beliefs_path, recall_call, retain_call  # noqa: E402
 from common import RESULTS, machine  # noqa: E402
-from run_load import cpu_seconds, reuse_seed, seed, wait_for_background  # noqa: E402
+from run_load import cpu_seconds, cpu_spent, reuse_seed, seed, wait_for_background  # noqa: E402
 from stack import Stack  # noqa: E402
 
-MIX = {RETAIN: 2, RECALL: 5, BELIEFS: 3}
-
-
-def spent(before: dict, after: dict) -> dict[str, float]:
-    return {
-        role: sum(t - before.get(role, {}).get(pid, 0.0) for pid, t in by_pid.items()) for role, by_pid in after.items()
-    }
+MIX_NAME = f"mix ({' : '.join(str(weight) for weight in MIX.values())})"
 
 
 def measure(stack: Stack, client, send, requests: int) -> dict:
@@ -49,9 +43,9 @@ def measure(stack: Stack, client, send, requests: int) -> dict:
         send(client)
         latencies.append(time.perf_counter() - t0)
     wall = time.monotonic() - started
-    during = spent(before, cpu_seconds(stack))
+    during = cpu_spent(before, cpu_seconds(stack))
     wait_for_background(stack, timeout=600)
-    drained = spent(before, cpu_seconds(stack))
+    drained = cpu_spent(before, cpu_seconds(stack))
     per = 1000 / requests
     web, pg = during.get("web", 0.0) * per, during.get("postgresql", 0.0) * per
     background = sum(v for k, v in drained.items() if k.startswith("worker-")) * per
@@ -100,7 +94,7 @@ def main() -> None:
         stack.stop_database_server()
     if set(routes) == set(MIX):
         weight = sum(MIX.values())
-        routes["mix (2 : 5 : 3)"] = {
+        routes[MIX_NAME] = {
             key: round(sum(routes[name][key] * w for name, w in MIX.items()) / weight, 2)
             for key in ("web_ms", "postgresql_ms", "serving_ms", "background_ms")
         }
@@ -108,7 +102,7 @@ def main() -> None:
     existing = json.loads(path.read_text()) if path.exists() else {}
     existing[args.label] = {"machine": machine(), "requests_per_route": args.requests, "routes": routes}
     path.write_text(json.dumps(existing, indent=2) + "\n")
-    print(json.dumps(routes.get("mix (2 : 5 : 3)"), indent=1))
+    print(json.dumps(routes.get(MIX_NAME), indent=1))
     print(f"wrote {path}")
 
 

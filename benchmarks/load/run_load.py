@@ -30,6 +30,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from agent_calls import MIX  # noqa: E402
 from common import machine, write_result  # noqa: E402
 from stack import ROOT, Stack  # noqa: E402
 
@@ -152,6 +153,13 @@ def cpu_seconds(stack: Stack) -> dict[str, dict[int, float]]:
     return used
 
 
+def cpu_spent(before: dict, after: dict) -> dict[str, float]:
+    """CPU seconds each role used between two ``cpu_seconds`` readings (a process new since ``before`` counts whole)."""
+    return {
+        role: sum(t - before.get(role, {}).get(pid, 0.0) for pid, t in by_pid.items()) for role, by_pid in after.items()
+    }
+
+
 class CpuMeter:
     """CPU seconds each role used over a run. PostgreSQL backends come and go, so the server is sampled as a
     tree each second and a backend's last sample counts (a backend living under a second is missed)."""
@@ -189,10 +197,7 @@ class CpuMeter:
 
     def cores(self) -> dict[str, float]:
         """Average cores each role kept busy (1.0 = one core all the time)."""
-        result = {}
-        for role, by_pid in self.used.items():
-            before = self.start.get(role, {})
-            result[role] = round(sum(t - before.get(pid, 0.0) for pid, t in by_pid.items()) / self.seconds, 3)
+        result = {role: round(seconds / self.seconds, 3) for role, seconds in cpu_spent(self.start, self.used).items()}
         result["total"] = round(sum(result.values()), 3)
         return result
 
@@ -317,7 +322,7 @@ def main() -> None:
             "episodes_per_bank": args.episodes,
             "agents": args.users,
             "minutes": args.minutes,
-            "mix": "retain 10 items : recall budget 512 : belief list = 2 : 5 : 3",
+            "mix": f"retain 10 items : recall budget 512 : belief list = {' : '.join(map(str, MIX.values()))}",
             "think_time_s": "0.5-1.5",
             "web": f"gunicorn {args.web_workers} workers x {args.web_threads} threads",
             "seed_s": round(seed_s, 1),
