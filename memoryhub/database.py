@@ -173,23 +173,18 @@ def embedded_server_settings() -> dict[str, str]:
     return {"shared_buffers": f"{max(128, min(2048, quarter_mb))}MB"}
 
 
-def write_server_settings(pgdata: Path) -> bool:
-    """Write ``embedded_server_settings()`` where the server in ``pgdata`` reads them at its next start; return
-    whether anything changed (a running server keeps its settings until it restarts: ``make stop``)."""
+def write_server_settings(pgdata: Path) -> None:
+    """Write ``embedded_server_settings()`` where the server in ``pgdata`` reads them at its next start (a running
+    server keeps its settings until it restarts: ``make stop``)."""
     main = pgdata / "postgresql.conf"
-    text = main.read_text()
-    changed = False
-    if _INCLUDE not in text.splitlines():
+    if _INCLUDE not in main.read_text().splitlines():
         with main.open("a") as handle:  # appended: the server's own file keeps its owner and mode
             handle.write(f"\n# Settings MemoryHub chooses for its embedded server (memoryhub.database)\n{_INCLUDE}\n")
-        changed = True
     wanted = "".join(f"{name} = '{value}'\n" for name, value in embedded_server_settings().items())
     target = pgdata / SETTINGS_FILE
     if not target.exists() or target.read_text() != wanted:
         target.write_text(wanted)
         target.chmod(0o644)  # read by the server's own system user when it is not ours
-        changed = True
-    return changed
 
 
 def _memory_bytes() -> int:

@@ -60,7 +60,7 @@ def ensure_redis(url: str, data_dir: Path) -> bool:
             "--dir",
             str(redis_dir),
             "--pidfile",
-            str(redis_dir / "redis.pid"),
+            str(_redis_pid_file(data_dir)),
             "--logfile",
             str(redis_dir / "redis.log"),
             "--save",
@@ -78,10 +78,15 @@ def ensure_redis(url: str, data_dir: Path) -> bool:
     raise RuntimeError(f"redis-server did not come up on port {port}; see {redis_dir / 'redis.log'}")
 
 
+def _redis_pid_file(data_dir: Path) -> Path:
+    """Where the redis-server started for ``data_dir`` writes its process id."""
+    return data_dir / "redis" / "redis.pid"
+
+
 def redis_started_here(url: str, data_dir: Path) -> bool:
     """Whether the redis-server answering ``url`` is the one this module started for ``data_dir`` (its pid file
     names the server's process), not one another checkout or the system runs."""
-    pid_file = data_dir / "redis" / "redis.pid"
+    pid_file = _redis_pid_file(data_dir)
     try:
         pid = int(pid_file.read_text().strip())
         served = redis.Redis.from_url(url, socket_connect_timeout=0.5, socket_timeout=0.5).info("server")
@@ -92,7 +97,7 @@ def redis_started_here(url: str, data_dir: Path) -> bool:
 
 def stop_redis(data_dir: Path) -> bool:
     """Stop the redis-server this module started (found by its pid file)."""
-    pid_file = data_dir / "redis" / "redis.pid"
+    pid_file = _redis_pid_file(data_dir)
     if not pid_file.exists():
         return False
     try:

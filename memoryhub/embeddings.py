@@ -297,22 +297,17 @@ def int8_graph_file() -> Path:
     return int8_path(_graph_file())
 
 
-def _onnx_encoder(model):
+def _onnx_encoder(model, *, int8: bool = False):
     from django.conf import settings
 
     from memoryhub.onnx_encoder import onnx_query_encoder
 
     threads = settings.MEMORYHUB["TORCH_THREADS"]
-    return onnx_query_encoder(model[0].auto_model, model.tokenizer, threads, _graph_file())
+    return onnx_query_encoder(model[0].auto_model, model.tokenizer, threads, _graph_file(), int8=int8)
 
 
 def _onnx_int8_encoder(model):
-    from django.conf import settings
-
-    from memoryhub.onnx_encoder import onnx_query_encoder
-
-    threads = settings.MEMORYHUB["TORCH_THREADS"]
-    return onnx_query_encoder(model[0].auto_model, model.tokenizer, threads, _graph_file(), int8=True)
+    return _onnx_encoder(model, int8=True)
 
 
 def _torchscript_encoder(model):
