@@ -35,7 +35,11 @@ _NOT_PERSONAL = re.compile(
     r"(?i)\b(?:order|po|p\.o\.|purchase|invoice|inv|part|sku|bin|warehouse|wh|case|ticket|meeting|build|version|ref|"
     r"tracking|serial|isbn|ean|upc|gtin|epoch|timestamp|zip|id|no\.? of|room|extension|port|pid|job|run|batch|ein|tin|"
     r"tax|document|doc|booking|confirmation|transaction|shipment|parcel|container|asset|licen[cs]e|policy|claim|"
-    r"model|release|firmware|patch|revision|rev|imei|imsi|iccid|meid|esn|vin|s/n|sn)\b\s*(?:no\.?|num(?:ber)?|nr\.?|#|id)?\s*[:#.=\-]?\s*$"
+    r"model|release|firmware|patch|revision|rev|imei|imsi|iccid|meid|esn|vin|s/n|sn|routing|aba|sort code|range|(?:access|dial-in|dial in|pass|promo|postal|discount|product|voucher|coupon|activation|verification) code)\b\s*(?:no\.?|num(?:ber)?|nr\.?|#|id)?\s*[:#.=\-]?\s*$"
+)
+_HEX_LETTER = re.compile(r"[A-Fa-f]")
+_MAC_CONTEXT = re.compile(
+    r"(?i)\b(?:mac|ether|ethernet|hwaddr|hw addr|lladdr|bssid|wi-?fi|wlan|nic|adapter|interface|device|address)\b"
 )
 # A dotted number after these is a version, not an address ("release 1.2.3.4", "v10.0.0.1").
 _VERSION = re.compile(
@@ -96,6 +100,7 @@ _DATE_OR_TIME = re.compile(
 _EXTENSION = re.compile(r"(?i)\s*(?:x|ext\.?)\s*\d+$")
 _NON_DIGITS = re.compile(r"\D")
 _FORMATTING = re.compile(r"[()\s.\-\u2013]")  # (not a slash: "415/555/0132" needs a phone word near it)
+_FORMATTING_NO_DASH = re.compile(r"[()\s.\-]")
 
 
 # Digits inside a code that letters began ("1Z 999 AA1 01 2345 678 4", a UPS tracking number).
@@ -110,10 +115,14 @@ def _phone_check(text: str, start: int, end: int) -> bool:
     digits = _NON_DIGITS.sub("", number)
     if not 7 <= len(digits) <= 15 or _DATE_OR_TIME.search(number) or near(text, start, _NOT_PERSONAL, 30):
         return False
+    if len(set(digits[-7:])) == 1:
+        return False  # "(555) 555-5555", "000-000-0000": a form's stand-in
     if number.startswith("00"):
         number = "+" + number[2:].lstrip(" -.")
     international = number.startswith("+")
-    formatted = bool(_FORMATTING.search(number.strip()))
+    # (one en dash between two runs and nothing else is a range: "ports 49152–65535")
+    ranged = number.count("\u2013") == 1 and not _FORMATTING_NO_DASH.search(number.strip())
+    formatted = bool(_FORMATTING.search(number.strip())) and not ranged
     if not international and not (formatted and "/" not in number) and not near(text, start, _PHONE_CONTEXT, 40):
         return False  # (a slash groups digits in dates, fractions and DOIs too: only beside a phone word)
     if not international and (len(digits) > 12 or (len(digits) < 9 and not near(text, start, _PHONE_CONTEXT, 40))):
@@ -648,10 +657,15 @@ PERSONAL: list[Detector] = [
         "pii",
         re.compile(
             # colon/dash form, then Cisco dotted form; the leading ``\b`` tested after the first digit (a faster scan)
-            r"[0-9A-Fa-f](?<!\w[0-9A-Fa-f])(?:[0-9A-Fa-f]([:\-])(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}\b"
+            # (not inside a longer run of groups: "5E:FF:56:A2:AF:15:88:25:…" is a certificate fingerprint)
+            r"[0-9A-Fa-f](?<!\w[0-9A-Fa-f])(?<![:\-][0-9A-Fa-f])"
+            r"(?:[0-9A-Fa-f]([:\-])(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}\b(?!\1[0-9A-Fa-f])"
             r"|[0-9A-Fa-f]{3}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\b)"
         ),
         validate=lambda v: len(set(re.sub(r"[:.\-]", "", v).lower())) > 1 and (not re.fullmatch(r"[\d.]+", v)),
+        # six decimal pairs are lap times or ratios ("10:20:30:40:50:60") unless a word says the device's address
+        check=lambda text, start, end: _HEX_LETTER.search(text, start, end) is not None
+        or near(text, start, _MAC_CONTEXT, 40),
         # ("[:\-][0-9A-Fa-f]{2}[:\-][0-9A-Fa-f]{2}|\.[0-9A-Fa-f]{4}\.", its separator first so a search skips to one)
         precheck=re.compile(r"[:\-.](?:(?<=[:\-])[0-9A-Fa-f]{2}[:\-][0-9A-Fa-f]{2}|(?<=\.)[0-9A-Fa-f]{4}\.)"),
         windowed=True,

@@ -256,6 +256,10 @@ POSITIVES = [
     ("phone", "phone: 415–555–0132", "415–555–0132"),
     ("phone", "Tél : 01.42.68.53.00", "01.42.68.53.00"),
     ("phone", "Ihre Handynummer ist 0151 12345678.", "0151 12345678"),
+    ("phone", "Call 0151–12345678 tonight", "0151–12345678"),
+    ("mac", "MAC 00:11:22:33:44:55 on eth0", "00:11:22:33:44:55"),
+    ("mac", "device 10-20-30-40-50-61 joined the network", "10-20-30-40-50-61"),
+    ("mac", "the printer at 3c:22:fb:01:02:03 is offline", "3c:22:fb:01:02:03"),
 ]
 
 LOOKALIKES = [
@@ -321,6 +325,18 @@ LOOKALIKES = [
     "Chapter 4 covers Park 2 and County Road 5.",
     "Calle 13 is a band; Box 12 of 40 shipped; RR 2 qualifies",
     "Ticket #05-123 closed in version 2024-555",
+    "SHA-1 fingerprint 5E:FF:56:A2:AF:15:88:25:35:12:F6:04:19:40:8B:9D:6A:D5:B5:34",
+    "Lap splits were 10:20:30:40:50:60 for the relay",
+    "The port range 49152–65535 is ephemeral",
+    "Wire via routing number 021000021 as printed on the bank's site",
+    "Dial-in code 845 221 9093# for the weekly call",
+    "Phone placeholder (555) 555-5555 in the mockup",
+    "Hex dump: 48 65 6c 6c 6f 20 57 6f 72 6c 64",
+    "PGP fingerprint 7E4A 1B2C 3D4E 5F60 7182  93A4 B5C6 D7E8 F901 2345",
+    "Meeting ID 892 4471 0356, passcode shared in the invite",
+    "Tracking number 92612999897543581074953163 on the parcel",
+    "Case No. 2:21-cv-01234 in the district court",
+    "Transaction hash 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060 confirmed in block 46147.",
 ]
 
 
