@@ -35,7 +35,10 @@ _NOT_PERSONAL = re.compile(
     r"(?i)\b(?:order|po|p\.o\.|purchase|invoice|inv|part|sku|bin|warehouse|wh|case|ticket|meeting|build|version|ref|"
     r"tracking|serial|isbn|ean|upc|gtin|epoch|timestamp|zip|id|no\.? of|room|extension|port|pid|job|run|batch|ein|tin|"
     r"tax|document|doc|booking|confirmation|transaction|shipment|parcel|container|asset|licen[cs]e|policy|claim|"
-    r"model|release|firmware|patch|revision|rev|imei|imsi|iccid|meid|esn|vin|s/n|sn|routing|aba|sort code|range|(?:access|dial-in|dial in|pass|promo|postal|discount|product|voucher|coupon|activation|verification) code)\b\s*(?:no\.?|num(?:ber)?|nr\.?|#|id)?\s*[:#.=\-]?\s*$"
+    r"model|release|firmware|patch|revision|rev|imei|imsi|iccid|meid|esn|vin|s/n|sn|routing|aba|sort code|range|"
+    r"reference|appointment|reservation|rma|quote|membership|loyalty|contract|cheque|"
+    r"(?:access|dial-in|dial in|pass|promo|postal|discount|product|voucher|coupon|activation|verification) code)"
+    r"\b\s*(?:no\.?|num(?:ber)?|nr\.?|#|id)?\s*[:#.=\-]?\s*$"
 )
 _HEX_LETTER = re.compile(r"[A-Fa-f]")
 _MAC_CONTEXT = re.compile(
@@ -43,7 +46,7 @@ _MAC_CONTEXT = re.compile(
 )
 # A dotted number after these is a version, not an address ("release 1.2.3.4", "v10.0.0.1").
 _VERSION = re.compile(
-    r"(?i)(?:\bv|\bver\.?|version|release|build|firmware|\bfw|driver|package|\bpkg|revision|\brev\.?|\btag|"
+    r"(?i)(?:\bv|\bver\.?|version|release|build|firmware|\bfw|driver|package|\bpkg|revision|\brev\.?|\btag|patch|hotfix|"
     r"upgrade(?:d)? to|update(?:d)? to|bump(?:ed)? to)\s*[:=]?\s*$"
 )
 _PLACEHOLDER_MAIL = re.compile(
@@ -664,8 +667,9 @@ PERSONAL: list[Detector] = [
         ),
         validate=lambda v: len(set(re.sub(r"[:.\-]", "", v).lower())) > 1 and (not re.fullmatch(r"[\d.]+", v)),
         # six decimal pairs are lap times or ratios ("10:20:30:40:50:60") unless a word says the device's address
-        check=lambda text, start, end: _HEX_LETTER.search(text, start, end) is not None
-        or near(text, start, _MAC_CONTEXT, 40),
+        check=lambda text, start, end: (
+            _HEX_LETTER.search(text, start, end) is not None or near(text, start, _MAC_CONTEXT, 40)
+        ),
         # ("[:\-][0-9A-Fa-f]{2}[:\-][0-9A-Fa-f]{2}|\.[0-9A-Fa-f]{4}\.", its separator first so a search skips to one)
         precheck=re.compile(r"[:\-.](?:(?<=[:\-])[0-9A-Fa-f]{2}[:\-][0-9A-Fa-f]{2}|(?<=\.)[0-9A-Fa-f]{4}\.)"),
         windowed=True,

@@ -337,6 +337,11 @@ LOOKALIKES = [
     "Tracking number 92612999897543581074953163 on the parcel",
     "Case No. 2:21-cv-01234 in the district court",
     "Transaction hash 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060 confirmed in block 46147.",
+    "Patch 14.2.0.1 rolled out to 3,500 devices",
+    "Appointment reference 77-4410-2291 confirmed",
+    "Refund of $1,249.00 issued on 2024-11-02 (txn 7782341190)",
+    "Gate code changed from 1234 to 5678 last week per building manager",
+    "RMA 55-00871 approved for the broken headset",
 ]
 
 
