@@ -17,7 +17,7 @@ class EpisodeAdmin(ReadOnlyAdmin):
     list_filter = ["bank", "source", "provenance"]
     search_fields = ["subject"]
     exclude = ["embedding"]
-    readonly_fields = ["content_hash", "dedupe_key", "token_count", "batch", "extracted_at"]
+    readonly_fields = ["content_hash", "dedupe_key", "token_count", "batch"]
 
 
 @admin.register(RetainBatch)

@@ -213,12 +213,12 @@ def beliefs_snapshot(bank) -> list[tuple]:
 
 
 def settled(bank, batch_ids) -> bool:
-    from beliefs.models import Episode, Fact, RetainBatch
+    from beliefs.models import EpisodeExtraction, Fact, RetainBatch
     from memoryhub.queues import queue_depths
 
     if RetainBatch.objects.filter(pk__in=batch_ids).exclude(status__in=["done", "failed"]).exists():
         return False
-    if Episode.objects.filter(bank=bank, extracted_at__isnull=True).exists():
+    if EpisodeExtraction.objects.filter(bank=bank, extracted_at__isnull=True).exists():
         return False
     if Fact.objects.filter(bank=bank, consolidated_at__isnull=True).exists():
         return False

@@ -115,6 +115,9 @@ class RetainBatchOutputSerializer(serializers.ModelSerializer):
 
 
 class EpisodeOutputSerializer(serializers.ModelSerializer):
+    # (kept beside the episode, not on it: ``beliefs.models.EpisodeExtraction``)
+    extracted_at = serializers.DateTimeField(source="extraction.extracted_at", required=False, allow_null=True)
+
     class Meta:
         model = Episode
         fields = [

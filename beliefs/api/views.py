@@ -20,7 +20,13 @@ from beliefs.api.serializers import (
 from beliefs.engine.types import RecallFilters
 from beliefs.extractors.structured import carries_verdict_event
 from beliefs.filtersets import EpisodeFilterSet
-from beliefs.selectors.episodes import episode_get, episode_list, retain_batch_get, retain_batch_list
+from beliefs.selectors.episodes import (
+    episode_get,
+    episode_list,
+    episode_list_with_extraction,
+    retain_batch_get,
+    retain_batch_list,
+)
 from beliefs.services.defense.quarantine import episode_release
 from beliefs.services.forget.episodes import episode_delete
 from beliefs.services.recall import CHANNELS, KINDS, RecallOptions, recall
@@ -117,7 +123,7 @@ class EpisodeListApi(BankScopedAPIView):
     pagination_class = MemoryHubPagination
 
     def scoped_get_queryset(self):
-        return episode_list(bank=self.bank)
+        return episode_list_with_extraction(bank=self.bank)
 
     @extend_schema(responses=paginated_schema(EpisodeOutputSerializer))
     def get(self, request, bank_slug: str):

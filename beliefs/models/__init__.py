@@ -1,6 +1,6 @@
 from beliefs.models.beliefs import Belief, BeliefVersion, Evidence
 from beliefs.models.entities import Entity, EpisodeEntity
-from beliefs.models.episodes import Episode, Provenance
+from beliefs.models.episodes import Episode, EpisodeExtraction, Provenance
 from beliefs.models.erasure import ErasureRequest, Tombstone
 from beliefs.models.facts import Extractor, Fact
 from beliefs.models.jobs import DefenseRescan, RetainBatch
@@ -19,6 +19,7 @@ __all__ = [
     "Entity",
     "Episode",
     "EpisodeEntity",
+    "EpisodeExtraction",
     "ErasureRequest",
     "Evidence",
     "Extractor",

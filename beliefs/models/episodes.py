@@ -52,7 +52,6 @@ class Episode(models.Model):
         db_persist=True,
     )
     batch = models.ForeignKey("beliefs.RetainBatch", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
-    extracted_at = models.DateTimeField(null=True, blank=True)
     # The time the content itself talks about ("yesterday" in a turn of 8 May -> 7 May), if any.
     mentions_time = models.BooleanField(default=False)
     mentioned_start = models.DateTimeField(null=True, blank=True)
@@ -95,3 +94,33 @@ class Episode(models.Model):
 
     def __str__(self) -> str:
         return f"episode {self.pk} in bank {self.bank_id}"
+
+
+class EpisodeExtraction(models.Model):
+    """When an episode was read for facts: ``extracted_at``, null while it waits (the extraction queue).
+
+    Kept apart from the episode so that an episode row is written once. PostgreSQL updates a
+    row in place only when its page has room for the new version and no indexed column
+    changes; episode rows are about 2 KB (their vector), four to a page, so an update of one
+    writes a new entry into each of the table's indexes, the HNSW graph included, and leaves
+    a dead node in the graph until vacuum. The partial index holds only the episodes that wait:
+    a bank's oldest are found there, not by walking the bank.
+    """
+
+    episode = models.OneToOneField(Episode, on_delete=models.CASCADE, primary_key=True, related_name="extraction")
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    bank = models.ForeignKey(Bank, on_delete=models.CASCADE, related_name="+")
+    recorded_at = models.DateTimeField()
+    extracted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["bank", "recorded_at", "episode"],
+                name="beliefs_extraction_waiting",
+                condition=models.Q(extracted_at__isnull=True),
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"extraction of episode {self.episode_id}"

@@ -9,7 +9,7 @@ from django.db.models import Count, Min
 from django.utils import timezone
 from prometheus_client.core import GaugeMetricFamily
 
-from beliefs.models import Episode, Fact
+from beliefs.models import EpisodeExtraction, Fact
 from memoryhub.tenancy import rls_bypass
 
 
@@ -23,11 +23,11 @@ class Backlog:
 def backlog_summary(now: datetime | None = None, bank=None) -> Backlog:
     """Counts of waiting work and the age of the oldest waiting item (0 when nothing waits); all banks or one."""
     now = now or timezone.now()
-    episodes = Episode.objects.filter(extracted_at__isnull=True)
+    episodes = EpisodeExtraction.objects.filter(extracted_at__isnull=True)
     facts = Fact.objects.filter(consolidated_at__isnull=True)
     if bank is not None:
         episodes, facts = episodes.filter(bank=bank), facts.filter(bank=bank)
-    episode_stats = episodes.aggregate(oldest=Min("recorded_at"), count=Count("id"))
+    episode_stats = episodes.aggregate(oldest=Min("recorded_at"), count=Count("episode_id"))
     fact_stats = facts.aggregate(oldest=Min("created_at"), count=Count("id"))
     oldest = min((t for t in (episode_stats["oldest"], fact_stats["oldest"]) if t is not None), default=None)
     return Backlog(
@@ -39,7 +39,7 @@ def backlog_summary(now: datetime | None = None, bank=None) -> Backlog:
 
 def banks_with_backlog(*, older_than: datetime) -> list[int]:
     """Ids of banks holding episodes or facts waiting since before ``older_than``."""
-    episode_banks = Episode.objects.filter(extracted_at__isnull=True, recorded_at__lt=older_than).values_list(
+    episode_banks = EpisodeExtraction.objects.filter(extracted_at__isnull=True, recorded_at__lt=older_than).values_list(
         "bank_id", flat=True
     )
     fact_banks = Fact.objects.filter(consolidated_at__isnull=True, created_at__lt=older_than).values_list(

@@ -27,9 +27,14 @@ def episode_list(*, bank: Bank) -> QuerySet[Episode]:
     return Episode.objects.filter(bank=bank).defer("embedding", "search_vector").order_by("-occurred_at", "-id")
 
 
+def episode_list_with_extraction(*, bank: Bank) -> QuerySet[Episode]:
+    """``episode_list`` with when each episode was extracted (``episode.extraction``), read in the same query."""
+    return episode_list(bank=bank).select_related("extraction")
+
+
 def episode_get(*, bank: Bank, episode_id: int) -> Episode | None:
     """One episode of ``bank``, or ``None`` (also for another bank's id)."""
-    return episode_list(bank=bank).filter(pk=episode_id).first()
+    return episode_list_with_extraction(bank=bank).filter(pk=episode_id).first()
 
 
 def episodes_matching(

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from audit.models import AuditEvent
 from banks.models import Bank
-from beliefs.models import Belief, Episode, Fact, MentalModel, RecallUsageDay
+from beliefs.models import Belief, Episode, EpisodeExtraction, Fact, MentalModel, RecallUsageDay
 from reviews.models import ReviewItem
 
 
@@ -39,15 +39,15 @@ def _grouped(queryset, **aggregates) -> dict[int, dict]:
 
 
 def bank_counts(*, banks: list[Bank], now: datetime | None = None) -> dict[int, BankCounts]:
-    """Counts per bank for ``banks`` (one tenant's), in seven queries."""
+    """Counts per bank for ``banks`` (one tenant's), in eight queries."""
     now = now or timezone.now()
     ids = [bank.pk for bank in banks]
     result = {pk: BankCounts() for pk in ids}
-    episodes = _grouped(
-        Episode.objects.filter(bank_id__in=ids),
-        total=Count("id"),
-        waiting=Count("id", filter=Q(extracted_at__isnull=True)),
-        oldest=Min("recorded_at", filter=Q(extracted_at__isnull=True)),
+    episodes = _grouped(Episode.objects.filter(bank_id__in=ids), total=Count("id"))
+    waiting = _grouped(
+        EpisodeExtraction.objects.filter(bank_id__in=ids, extracted_at__isnull=True),
+        waiting=Count("episode_id"),
+        oldest=Min("recorded_at"),
     )
     facts = _grouped(
         Fact.objects.filter(bank_id__in=ids),
@@ -56,11 +56,13 @@ def bank_counts(*, banks: list[Bank], now: datetime | None = None) -> dict[int, 
         oldest=Min("created_at", filter=Q(consolidated_at__isnull=True)),
     )
     for pk, row in episodes.items():
-        result[pk].episodes, result[pk].unextracted_episodes = row["total"], row["waiting"]
+        result[pk].episodes = row["total"]
+    for pk, row in waiting.items():
+        result[pk].unextracted_episodes = row["waiting"]
     for pk, row in facts.items():
         result[pk].facts, result[pk].unconsolidated_facts = row["total"], row["waiting"]
     for pk in ids:
-        oldest = [t for t in (episodes.get(pk, {}).get("oldest"), facts.get(pk, {}).get("oldest")) if t]
+        oldest = [t for t in (waiting.get(pk, {}).get("oldest"), facts.get(pk, {}).get("oldest")) if t]
         result[pk].lag_seconds = max(0.0, (now - min(oldest)).total_seconds()) if oldest else 0.0
     for pk, status, count in (
         Belief.objects.filter(bank_id__in=ids).values_list("bank_id", "status").annotate(n=Count("id")).order_by()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db import transaction
 from django.db.models import Exists, OuterRef
@@ -23,7 +24,7 @@ from banks.models import Bank
 from banks.policy import BankPolicy, bank_policy
 from beliefs.defense.evidence import fact_holds
 from beliefs.extractors import FactDraft, llm, rules, structured
-from beliefs.models import Episode, Fact, RetainBatch
+from beliefs.models import Episode, EpisodeExtraction, Fact, RetainBatch
 from beliefs.services.llm_usage import llm_under_cap, llm_usage_record
 from memoryhub import metrics
 from memoryhub.embeddings import embed_texts
@@ -49,8 +50,9 @@ def bank_extract(*, bank: Bank, limit: int | None = None) -> ExtractResult:
     if policy.background_paused:
         return ExtractResult(0, 0, _pending(bank), paused=True)
     limit = limit or policy.max_episodes_per_run
+    oldest = list(_waiting(bank).order_by("recorded_at", "episode_id").values_list("episode_id", flat=True)[:limit])
     candidates = list(
-        Episode.objects.filter(bank=bank, extracted_at__isnull=True)
+        Episode.objects.filter(bank=bank, pk__in=oldest)
         .order_by("recorded_at", "id")
         .only(
             "id",
@@ -63,7 +65,7 @@ def bank_extract(*, bank: Bank, limit: int | None = None) -> ExtractResult:
             "mentioned_start",
             "injection_flags",
             "quarantine_released_at",
-        )[:limit]
+        )
     )
     drafts_by_episode: dict[int, list[FactDraft]] = {}
     calls = failures = 0
@@ -79,9 +81,10 @@ def bank_extract(*, bank: Bank, limit: int | None = None) -> ExtractResult:
     with transaction.atomic():
         # Another worker may have taken some of these episodes meanwhile: only ours get facts.
         mine = list(
-            Episode.objects.select_for_update(skip_locked=True)
-            .filter(pk__in=[e.pk for e in candidates], extracted_at__isnull=True)
-            .values_list("id", flat=True)
+            _waiting(bank)
+            .select_for_update(skip_locked=True)
+            .filter(episode_id__in=[e.pk for e in candidates])
+            .values_list("episode_id", flat=True)
         )
         by_id = {e.pk: e for e in candidates}
         rows = []
@@ -101,14 +104,34 @@ def bank_extract(*, bank: Bank, limit: int | None = None) -> ExtractResult:
                 for draft, hold in zip(drafts, holds, strict=True)
             ]
         created = len(Fact.objects.bulk_create(rows, ignore_conflicts=True, batch_size=500))
-        Episode.objects.filter(pk__in=mine).update(extracted_at=timezone.now())
+        EpisodeExtraction.objects.filter(episode_id__in=mine).update(extracted_at=timezone.now())
     for extractor in ("structured", "rules", "llm"):
         metrics.observe_facts(extractor, sum(1 for row in rows if row.extractor == extractor))
     return ExtractResult(len(mine), created, _pending(bank), llm_calls=calls, llm_failures=failures)
 
 
+def _waiting(bank: Bank):
+    """The bank's episodes that wait for extraction (read from the partial index of waiting ones)."""
+    return EpisodeExtraction.objects.filter(bank=bank, extracted_at__isnull=True)
+
+
 def _pending(bank: Bank) -> int:
-    return Episode.objects.filter(bank=bank, extracted_at__isnull=True).count()
+    return _waiting(bank).count()
+
+
+def extraction_queue(*, bank: Bank, episodes: list[tuple[int, datetime, datetime | None]]) -> None:
+    """Queue new episodes of ``bank`` for extraction: ``(episode id, recorded_at, extracted_at)`` each, the last
+    ``None`` for an episode that waits (an import may bring one already extracted)."""
+    EpisodeExtraction.objects.bulk_create(
+        [
+            EpisodeExtraction(
+                episode_id=pk, tenant_id=bank.tenant_id, bank=bank, recorded_at=recorded, extracted_at=extracted
+            )
+            for pk, recorded, extracted in episodes
+        ],
+        ignore_conflicts=True,
+        batch_size=1000,
+    )
 
 
 def _drafts_for(bank: Bank, policy: BankPolicy, episode: Episode) -> tuple[list[FactDraft], int, int]:
@@ -160,7 +183,7 @@ def _fact_row(bank: Bank, episode: Episode, draft: FactDraft, vector, *, held: b
 
 def batches_mark_extracted(*, bank: Bank) -> int:
     """Stored batches of ``bank`` none of whose episodes waits for extraction any more are ``done``."""
-    waiting = Episode.objects.filter(batch_id=OuterRef("pk"), extracted_at__isnull=True)
+    waiting = EpisodeExtraction.objects.filter(bank=bank, episode__batch_id=OuterRef("pk"), extracted_at__isnull=True)
     return (
         RetainBatch.objects.filter(
             bank=bank, status=RetainBatch.Status.DONE, extraction_status=RetainBatch.Status.PENDING

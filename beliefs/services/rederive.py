@@ -15,7 +15,7 @@ from collections import Counter
 from banks.models import Bank
 from beliefs.defense.apply import metadata_text, scrub_value
 from beliefs.defense.injection import injection_assessment
-from beliefs.models import Belief, BeliefVersion, Episode, Fact
+from beliefs.models import Belief, BeliefVersion, Episode, EpisodeExtraction, Fact
 from beliefs.services.consolidate import lock_bank_for_consolidation, slots_refresh
 from beliefs.services.indexing import episodes_index, episodes_unindex
 from beliefs.services.mental_models import mental_models_refresh
@@ -43,7 +43,6 @@ def episodes_rederive(*, bank: Bank, changes: dict[int, tuple[str, dict]], ip_ad
         row.token_count = count_tokens(content)
         flags, row.injection_spans = injection_assessment(content, metadata_text(metadata))
         row.injection_flags = flags + (["recall_echo"] if "recall_echo" in (row.injection_flags or []) else [])
-        row.extracted_at = None
     Episode.objects.bulk_update(
         rows,
         [
@@ -54,9 +53,9 @@ def episodes_rederive(*, bank: Bank, changes: dict[int, tuple[str, dict]], ip_ad
             "token_count",
             "injection_flags",
             "injection_spans",
-            "extracted_at",
         ],
     )
+    EpisodeExtraction.objects.filter(episode_id__in=ids).update(extracted_at=None)  # read again
     episodes_index(bank=bank, episode_ids=ids)
     outcome, _, _ = beliefs_rederive(bank=bank, slots=slots)
     for version in BeliefVersion.objects.filter(belief_id__in=outcome.belief_ids):

@@ -28,6 +28,7 @@ from beliefs.defense.apply import items_defend, metadata_text
 from beliefs.defense.injection import injection_assessment
 from beliefs.engine.rendering import RECALL_FENCE
 from beliefs.models import Episode, Provenance, RetainBatch
+from beliefs.services.extract import extraction_queue
 from beliefs.services.forget.tombstones import erased_subjects
 from beliefs.services.indexing import episode_time_fields, episodes_index
 from memoryhub import metrics
@@ -310,6 +311,7 @@ def _store(
     created_rows = dict(Episode.objects.filter(bank=bank, batch=batch).values_list("dedupe_key", "id"))
     created_by_us = set(created_rows)
     episodes_index(bank=bank, episode_ids=sorted(created_rows.values()), index_time=False)
+    extraction_queue(bank=bank, episodes=[(pk, now, None) for pk in sorted(created_rows.values())])
     outcomes = []
     reported: set[str] = set()
     for item, key in zip(items, keys, strict=True):

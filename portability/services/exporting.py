@@ -12,11 +12,12 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from django.db import connection, transaction
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from audit.services import audit_record
 from banks.models import Bank
-from beliefs.models import Belief, BeliefVersion, Episode, Evidence, Fact, MentalModel, Play
+from beliefs.models import Belief, BeliefVersion, Episode, EpisodeExtraction, Evidence, Fact, MentalModel, Play
 from memoryhub.embeddings import model_path
 from memoryhub.tenancy import tenant_scope
 from portability.records import FORMAT, VERSION, vector_encode
@@ -73,7 +74,9 @@ def bank_export_records(*, bank: Bank, include_embeddings: bool = True) -> Itera
     }
     vec = vector_encode if include_embeddings else None
 
-    for e in Episode.objects.filter(bank=bank).order_by("id").iterator(chunk_size=_CHUNK):
+    extracted = EpisodeExtraction.objects.filter(bank=bank, episode_id=OuterRef("pk")).values("extracted_at")
+    episodes = Episode.objects.filter(bank=bank).annotate(extracted=Subquery(extracted)).order_by("id")
+    for e in episodes.iterator(chunk_size=_CHUNK):
         record = {
             "type": "episode",
             "ref": e.dedupe_key,
@@ -85,7 +88,7 @@ def bank_export_records(*, bank: Bank, include_embeddings: bool = True) -> Itera
             "thread": e.thread,
             "provenance": e.provenance,
             "metadata": e.metadata,
-            "extracted_at": e.extracted_at,
+            "extracted_at": e.extracted,
             "injection_flags": e.injection_flags,
             "echo_of": refs.get(e.echo_of_id),
             "quarantine_released_at": e.quarantine_released_at,

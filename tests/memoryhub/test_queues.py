@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.db import transaction
 
-from beliefs.models import Episode, Fact
+from beliefs.models import EpisodeExtraction, Fact
 from beliefs.services.retain import RetainItem, retain
 from memoryhub.celery import app
 from memoryhub.queues import TaskName, UnknownTask, enqueue, enqueue_on_commit
@@ -47,14 +47,14 @@ def test_eager_mode_runs_the_task_inline_in_a_process_that_never_imported_it(mon
     caller = make_caller()
     monkeypatch.setattr("memoryhub.queues.sending.enqueue", lambda *args, **kwargs: False)  # store only
     retain(bank=caller.bank, items=[RetainItem(content="Alice lives in Paris.")])
-    assert Episode.objects.filter(bank=caller.bank, extracted_at__isnull=True).count() == 1
+    assert EpisodeExtraction.objects.filter(bank=caller.bank, extracted_at__isnull=True).count() == 1
     out = run_django_snippet(
         EAGER_PROCESS.replace("BANK_ID", str(caller.bank.pk)),
         MEMORYHUB_EAGER_TASKS="1",
         REDIS_URL="redis://127.0.0.1:1/0",
     )
     assert out == {"imported_before": False, "sent": True}
-    assert Episode.objects.filter(bank=caller.bank, extracted_at__isnull=True).count() == 0
+    assert EpisodeExtraction.objects.filter(bank=caller.bank, extracted_at__isnull=True).count() == 0
     assert Fact.objects.filter(bank=caller.bank, object_key="paris").count() == 1
 
 

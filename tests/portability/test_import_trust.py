@@ -99,7 +99,9 @@ def test_h2_a_write_key_cannot_import_quarantine_release_beliefs_decisions_or_pl
 
     episode = Episode.objects.get(bank=caller.bank, dedupe_key="key:h2")
     assert "override" in episode.injection_flags and episode.injection_spans  # recomputed, not the file's []
-    assert episode.quarantine_released_at is None and episode.extracted_at is not None  # extracted, not released
+    assert (
+        episode.quarantine_released_at is None and episode.extraction.extracted_at is not None
+    )  # extracted, not released
     assert episode.recorded_at > timezone.now() - timedelta(minutes=5)  # not the file's back-dated time
     assert all(fact.quarantined for fact in Fact.objects.filter(bank=caller.bank, episode=episode))
     assert not Belief.objects.filter(bank=caller.bank).exists() and not Evidence.objects.exists()

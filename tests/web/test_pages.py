@@ -17,7 +17,7 @@ from tests.helpers.builders import BASE, bank_path, prove_benign, suppress
 # Each count includes 2 queries that exist only in tests: the session is read through the maintenance connection
 # (memoryhub.sessions), which in tests is the same connection, so it leaves the request role and comes back.
 QUERY_COUNT = {
-    "": 24,
+    "": 25,
     "beliefs/?status=active&min_proof_count=2": 16,
     "beliefs/{belief}/": 22,  # + what consolidation held back from it
     "episodes/": 16,

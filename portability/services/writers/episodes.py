@@ -19,6 +19,7 @@ from collections import Counter
 from django.utils import timezone
 
 from beliefs.models import Episode, RetainBatch
+from beliefs.services.extract import extraction_queue
 from beliefs.services.indexing import episodes_index
 from beliefs.services.retain import RetainItem, episode_row, item_dedupe_key, items_screen
 from memoryhub.tokens import count_tokens
@@ -55,17 +56,17 @@ def write_episodes(ctx: Context, records: list[Record]) -> tuple[Counter, int]:
         keys.append(episode_key(ctx, d.get("ref"), item))
     known = _stored(bank, keys)
     screen = items_screen(bank=bank, items=items, keys=keys)
-    rows, seen, created = [], set(known), Counter()
+    rows, seen, created, extracted = [], set(known), Counter(), {}
     for record, item, key in zip(records, items, keys, strict=True):
         d = record.data
         if key in seen or item.subject in screen.erased:
             created["episode_suppressed"] += item.subject in screen.erased and key not in seen
             continue
         seen.add(key)
-        recorded_at, extracted_at = (d["recorded_at"], d.get("extracted_at")) if ctx.trusted else (ctx.now, None)
+        recorded_at, extracted[key] = (d["recorded_at"], d.get("extracted_at")) if ctx.trusted else (ctx.now, None)
         rows.append(episode_row(bank=bank, item=item, key=key, screen=screen, occurred_at=d["occurred_at"],
-                                recorded_at=recorded_at, extracted_at=extracted_at,
-                                token_count=count_tokens(item.content), embedding=d["embedding"]))  # fmt: skip
+                                recorded_at=recorded_at, token_count=count_tokens(item.content),
+                                embedding=d["embedding"]))  # fmt: skip
     # The batch row marks what this import inserted (a concurrent retain of the same item wins the conflict).
     batch = RetainBatch.objects.create(
         tenant_id=bank.tenant_id,
@@ -83,8 +84,10 @@ def write_episodes(ctx: Context, records: list[Record]) -> tuple[Counter, int]:
     ids = dict(Episode.objects.filter(bank=bank, batch=batch).values_list("dedupe_key", "id"))
     RetainBatch.objects.filter(pk=batch.pk).update(created_count=len(ids), duplicate_count=len(records) - len(ids))
     episodes_index(bank=bank, episode_ids=sorted(ids.values()))
+    recorded = {row.dedupe_key: row.recorded_at for row in rows}
+    extraction_queue(bank=bank, episodes=[(pk, recorded[key], extracted[key]) for key, pk in sorted(ids.items())])
     created["episode"] += len(ids)
-    created["episode_unextracted"] += sum(1 for row in rows if row.extracted_at is None and row.dedupe_key in ids)
+    created["episode_unextracted"] += sum(1 for key in ids if extracted[key] is None)
     return +created, len(records) - len(ids) - created["episode_suppressed"]
 
 

@@ -138,5 +138,5 @@ def test_retain_enqueues_extraction_after_commit(caller, django_capture_on_commi
     with django_capture_on_commit_callbacks(execute=True):
         body = post_retain(caller, [{"content": "extract me"}]).json()
     episode = Episode.objects.get(pk=body["items"][0]["episode_id"])
-    assert episode.extracted_at is not None
+    assert episode.extraction.extracted_at is not None
     assert RetainBatch.objects.get(pk=body["batch_id"]).extraction_status == "done"

@@ -7,7 +7,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from beliefs.models import BankUsage, Episode, Fact
+from beliefs.models import BankUsage, EpisodeExtraction, Fact
 from beliefs.services.extract import bank_extract
 from beliefs.services.retain import RetainItem, retain
 
@@ -115,7 +115,7 @@ def test_llm_garbage_or_timeout_falls_back_to_rules_and_loses_nothing(fake_llm, 
     retain(bank=llm_bank, items=[RetainItem(content=TEXT)])
     result = bank_extract(bank=llm_bank)
     assert result.llm_failures == 1 and len(fake_llm.requests) == 2  # one retry
-    assert not Episode.objects.filter(bank=llm_bank, extracted_at__isnull=True).exists()
+    assert not EpisodeExtraction.objects.filter(bank=llm_bank, extracted_at__isnull=True).exists()
     [fact] = Fact.objects.filter(bank=llm_bank)
     assert (fact.statement, fact.extractor) == ("Priya works at Umbrella Corp", "rules")
     assert BankUsage.objects.get(bank=llm_bank).llm_failures == 1

@@ -6,7 +6,7 @@ import pytest
 from celery.contrib.testing.worker import start_worker
 from django.utils import timezone
 
-from beliefs.models import Belief, Episode, Fact, MentalModel
+from beliefs.models import Belief, Episode, EpisodeExtraction, Fact, MentalModel
 from beliefs.services.mental_models import mental_model_create
 from beliefs.services.retain import retain
 from beliefs.tasks import decay_beliefs_task, resume_stalled_banks_task
@@ -58,6 +58,7 @@ def test_stalled_bank_recovers_by_itself_and_paused_bank_waits(eager_tasks):
         app.conf.task_always_eager = True
     app.control.purge()
     Episode.objects.update(recorded_at=timezone.now() - timedelta(hours=1))
+    EpisodeExtraction.objects.update(recorded_at=timezone.now() - timedelta(hours=1))  # (the queue's copy of it)
 
     from django.conf import settings
     from django.test import Client
@@ -72,7 +73,7 @@ def test_stalled_bank_recovers_by_itself_and_paused_bank_waits(eager_tasks):
     assert result == {"resumed": [stalled.bank.pk]}
     assert Belief.objects.get(bank=stalled.bank).proof_count == 2
     assert not Fact.objects.filter(bank=paused.bank).exists()
-    assert Episode.objects.filter(bank=paused.bank, extracted_at__isnull=True).count() == 2
+    assert EpisodeExtraction.objects.filter(bank=paused.bank, extracted_at__isnull=True).count() == 2
 
 
 @pytest.mark.django_db(transaction=True)

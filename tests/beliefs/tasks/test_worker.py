@@ -7,7 +7,7 @@ import pytest
 from celery.contrib.testing.worker import start_worker
 from django.utils import timezone
 
-from beliefs.models import Episode, RetainBatch
+from beliefs.models import Episode, EpisodeExtraction, RetainBatch
 from beliefs.services.retain import RetainItem, retain_async_submit
 from beliefs.tasks import requeue_stalled_batches_task
 from memoryhub.celery import app
@@ -42,7 +42,7 @@ def test_async_retain_is_stored_and_extracted_by_a_real_worker():
     status = caller.client.get(caller.url(f"retain-batches/{batch_id}")).json()
     assert status["created_count"] == 25 and status["duplicate_count"] == 0
     assert Episode.objects.filter(bank=caller.bank).count() == 25
-    assert not Episode.objects.filter(bank=caller.bank, extracted_at__isnull=True).exists()
+    assert not EpisodeExtraction.objects.filter(bank=caller.bank, extracted_at__isnull=True).exists()
     recall = caller.client.post(caller.url("recall"), {"query": "ticket 7 VPN", "budget_tokens": 50}, format="json")
     assert "imported ticket 7 about VPN drops" in [item["text"] for item in recall.json()["items"]]
 
