@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from beliefs.models import Episode, RetainBatch
 from beliefs.services.extract import extraction_queue
-from beliefs.services.indexing import episodes_index
+from beliefs.services.indexing import episode_time_fields, episodes_index
 from beliefs.services.retain import RetainItem, episode_row, item_dedupe_key, items_screen
 from memoryhub.tokens import count_tokens
 from portability.records import Record
@@ -66,7 +66,8 @@ def write_episodes(ctx: Context, records: list[Record]) -> tuple[Counter, int]:
         recorded_at, extracted[key] = (d["recorded_at"], d.get("extracted_at")) if ctx.trusted else (ctx.now, None)
         rows.append(episode_row(bank=bank, item=item, key=key, screen=screen, occurred_at=d["occurred_at"],
                                 recorded_at=recorded_at, token_count=count_tokens(item.content),
-                                embedding=d["embedding"]))  # fmt: skip
+                                embedding=d["embedding"],
+                                **episode_time_fields(item.content, d["occurred_at"])))  # fmt: skip
     # The batch row marks what this import inserted (a concurrent retain of the same item wins the conflict).
     batch = RetainBatch.objects.create(
         tenant_id=bank.tenant_id,
@@ -83,7 +84,7 @@ def write_episodes(ctx: Context, records: list[Record]) -> tuple[Counter, int]:
     Episode.objects.bulk_create(rows, ignore_conflicts=True, batch_size=500)
     ids = dict(Episode.objects.filter(bank=bank, batch=batch).values_list("dedupe_key", "id"))
     RetainBatch.objects.filter(pk=batch.pk).update(created_count=len(ids), duplicate_count=len(records) - len(ids))
-    episodes_index(bank=bank, episode_ids=sorted(ids.values()))
+    episodes_index(bank=bank, episode_ids=sorted(ids.values()), index_time=False)  # (inserted with their times)
     recorded = {row.dedupe_key: row.recorded_at for row in rows}
     extraction_queue(bank=bank, episodes=[(pk, recorded[key], extracted[key]) for key, pk in sorted(ids.items())])
     created["episode"] += len(ids)
