@@ -118,6 +118,13 @@ def load_bank(
                     )
         cursor.execute(f"INSERT INTO beliefs_episode ({columns}) SELECT {columns} FROM episode_load")
         cursor.execute("DROP TABLE episode_load")
+        # Waiting for extraction, as retained episodes are (a seed that extracts its banks reads them from here).
+        cursor.execute(
+            "INSERT INTO beliefs_episodeextraction (episode_id, tenant_id, bank_id, recorded_at)"
+            " SELECT e.id, e.tenant_id, e.bank_id, e.recorded_at FROM beliefs_episode e"
+            " WHERE e.bank_id = %s ON CONFLICT DO NOTHING",
+            [bank.pk],
+        )
     timings["copy_s"] = round(copy_timer.seconds, 1)
     return timings
 
