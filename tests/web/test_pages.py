@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from banks.permissions import Role
-from beliefs.models import Belief, Evidence
+from beliefs.models import Belief, EpisodeExtraction, Evidence
 from tests.helpers.builders import BASE, bank_path, prove_benign, suppress
 
 # Page → its queries: 9 for every page (session, user, membership, two role reads, banks, tenants, the RLS
@@ -94,6 +94,17 @@ def test_episode_page_marks_the_quotes_with_anchors_and_lists_the_beliefs(client
     html = client_as(Role.VIEWER).get(bank_path(ops, f"episodes/{e.episode_id}/")).content.decode()
     assert f'<mark class="quote" id="quote-{e.pk}">' in html
     assert e.belief.statement in html
+
+
+def test_episode_page_says_when_the_episode_was_extracted_or_that_it_waits(client_as, ops):
+    client = client_as(Role.VIEWER)
+    waiting = ops.hostile_episode_id  # retained inside the test transaction: its extraction never ran
+    extracted = Evidence.objects.filter(bank=ops.bank, stance="supports").first().episode_id
+    when = EpisodeExtraction.objects.get(episode_id=extracted).extracted_at
+    html = client.get(bank_path(ops, f"episodes/{extracted}/")).content.decode()
+    assert f"<dt>Extracted</dt><dd>{when:%Y-%m-%d %H:%M}</dd>" in html
+    html = client.get(bank_path(ops, f"episodes/{waiting}/")).content.decode()
+    assert "<dt>Extracted</dt><dd>waiting</dd>" in html and "Not extracted yet." in html
 
 
 def test_episode_explorer_filters_by_source_text_and_flags(client_as, ops):
