@@ -173,7 +173,8 @@ def _words(text: str) -> frozenset[str]:
 
 
 def _same_words(a: frozenset[str], b: frozenset[str]) -> float:
-    return len(a & b) / len(a | b) if a or b else 1.0
+    shared = len(a & b)  # (the union's size from the two sizes: no third set built per pair)
+    return shared / (len(a) + len(b) - shared) if a or b else 1.0
 
 
 def duplicates_of(
@@ -195,18 +196,14 @@ def duplicates_of(
     suspects = np.flatnonzero(close.any(axis=1))
     if not suspects.size:
         return order, {}
-    words: dict[int, frozenset[str]] = {}
-
-    def words_of(index: int) -> frozenset[str]:
-        if index not in words:
-            words[index] = _words(texts[order[index]])
-        return words[index]
-
+    # The words of every position in a close pair, each read once.
+    words = {int(i): _words(texts[order[i]]) for i in np.flatnonzero(close.any(axis=0) | close.any(axis=1))}
     dropped = np.zeros(len(order), dtype=bool)
     absorbed: dict[int, list[int]] = {}
-    for index in suspects:
-        for other in np.flatnonzero(close[index, :index] & ~dropped[:index]):
-            overlap = _same_words(words_of(index), words_of(other))
+    for index in suspects.tolist():
+        mine = words[index]
+        for other in np.flatnonzero(close[index, :index] & ~dropped[:index]).tolist():
+            overlap = _same_words(mine, words[other])
             if overlap == 1.0 or (similarity[index, other] >= threshold and overlap >= DUPLICATE_WORD_OVERLAP):
                 dropped[index] = True
                 absorbed.setdefault(int(order[other]), []).append(int(order[index]))
