@@ -35,7 +35,8 @@ def build(args, rng: random.Random):
     from audit.models import AuditEvent
     from banks.models import Membership
     from banks.services.banks import bank_create, membership_set, tenant_create
-    from beliefs.models import Belief, BeliefVersion, Episode, EpisodeExtraction, Evidence, MentalModel
+    from beliefs.models import Belief, BeliefVersion, Episode, Evidence, MentalModel
+    from beliefs.services.extract import extraction_queue
     from reviews.models import ReviewItem
     from workloads.models import TriageDecision
 
@@ -64,15 +65,7 @@ def build(args, rng: random.Random):
             )
         )
     episodes = Episode.objects.bulk_create(rows, batch_size=1000)
-    EpisodeExtraction.objects.bulk_create(
-        [
-            EpisodeExtraction(
-                episode=e, tenant_id=e.tenant_id, bank_id=e.bank_id, recorded_at=e.recorded_at, extracted_at=start
-            )
-            for e in episodes
-        ],
-        batch_size=1000,
-    )
+    extraction_queue(bank=bank, episodes=[(e.pk, e.recorded_at, start) for e in episodes])
 
     statuses = ["active"] * 80 + ["stale"] * 8 + ["contested"] * 5 + ["invalidated"] * 5 + ["retracted"] * 2
     beliefs = []

@@ -72,11 +72,20 @@ def episode_time_fields(content: str, occurred_at: datetime) -> dict:
     }
 
 
+# The fields ``episode_time_fields`` fills, for an update that writes them.
+TIME_FIELDS = ("mentions_time", "mentioned_start", "mentioned_end")
+
+
+def episode_time_set(episode: Episode) -> None:
+    """Set ``episode``'s time fields from its ``content`` and ``occurred_at`` (not saved)."""
+    for name, value in episode_time_fields(episode.content, episode.occurred_at).items():
+        setattr(episode, name, value)
+
+
 def _index_time(episodes: list[Episode]) -> None:
     for episode in episodes:
-        for name, value in episode_time_fields(episode.content, episode.occurred_at).items():
-            setattr(episode, name, value)
-    Episode.objects.bulk_update(episodes, ["mentions_time", "mentioned_start", "mentioned_end"], batch_size=500)
+        episode_time_set(episode)
+    Episode.objects.bulk_update(episodes, TIME_FIELDS, batch_size=500)
 
 
 def _index_entities(bank: Bank, episodes: list[Episode]) -> None:

@@ -17,7 +17,7 @@ from beliefs.defense.apply import metadata_text, scrub_value
 from beliefs.defense.injection import injection_assessment
 from beliefs.models import Belief, BeliefVersion, Episode, EpisodeExtraction, Fact
 from beliefs.services.consolidate import lock_bank_for_consolidation, slots_refresh
-from beliefs.services.indexing import episode_time_fields, episodes_index, episodes_unindex
+from beliefs.services.indexing import TIME_FIELDS, episode_time_set, episodes_index, episodes_unindex
 from beliefs.services.mental_models import mental_models_refresh
 from memoryhub.embeddings import embed_texts
 from memoryhub.queues import TaskName, enqueue_on_commit
@@ -43,8 +43,7 @@ def episodes_rederive(*, bank: Bank, changes: dict[int, tuple[str, dict]], ip_ad
         row.token_count = count_tokens(content)
         flags, row.injection_spans = injection_assessment(content, metadata_text(metadata))
         row.injection_flags = flags + (["recall_echo"] if "recall_echo" in (row.injection_flags or []) else [])
-        for name, value in episode_time_fields(content, row.occurred_at).items():
-            setattr(row, name, value)  # (in the same update: a second one would rewrite every index entry again)
+        episode_time_set(row)  # (in the same update: a second one would rewrite every index entry again)
     Episode.objects.bulk_update(
         rows,
         [
@@ -55,9 +54,7 @@ def episodes_rederive(*, bank: Bank, changes: dict[int, tuple[str, dict]], ip_ad
             "token_count",
             "injection_flags",
             "injection_spans",
-            "mentions_time",
-            "mentioned_start",
-            "mentioned_end",
+            *TIME_FIELDS,
         ],
     )
     EpisodeExtraction.objects.filter(episode_id__in=ids).update(extracted_at=None)  # read again

@@ -309,9 +309,9 @@ def _store(
     Episode.objects.bulk_create(rows, ignore_conflicts=True, batch_size=500)
     stored = dict(Episode.objects.filter(bank=bank, dedupe_key__in=set(keys)).values_list("dedupe_key", "id"))
     created_rows = dict(Episode.objects.filter(bank=bank, batch=batch).values_list("dedupe_key", "id"))
-    created_by_us = set(created_rows)
-    episodes_index(bank=bank, episode_ids=sorted(created_rows.values()), index_time=False)
-    extraction_queue(bank=bank, episodes=[(pk, now, None) for pk in sorted(created_rows.values())])
+    created_by_us, created_ids = set(created_rows), sorted(created_rows.values())
+    episodes_index(bank=bank, episode_ids=created_ids, index_time=False)
+    extraction_queue(bank=bank, episodes=[(pk, now, None) for pk in created_ids])
     outcomes = []
     reported: set[str] = set()
     for item, key in zip(items, keys, strict=True):

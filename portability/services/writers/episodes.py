@@ -56,14 +56,15 @@ def write_episodes(ctx: Context, records: list[Record]) -> tuple[Counter, int]:
         keys.append(episode_key(ctx, d.get("ref"), item))
     known = _stored(bank, keys)
     screen = items_screen(bank=bank, items=items, keys=keys)
-    rows, seen, created, extracted = [], set(known), Counter(), {}
+    rows, seen, created, queued = [], set(known), Counter(), {}
     for record, item, key in zip(records, items, keys, strict=True):
         d = record.data
         if key in seen or item.subject in screen.erased:
             created["episode_suppressed"] += item.subject in screen.erased and key not in seen
             continue
         seen.add(key)
-        recorded_at, extracted[key] = (d["recorded_at"], d.get("extracted_at")) if ctx.trusted else (ctx.now, None)
+        recorded_at, extracted_at = (d["recorded_at"], d.get("extracted_at")) if ctx.trusted else (ctx.now, None)
+        queued[key] = (recorded_at, extracted_at)
         rows.append(episode_row(bank=bank, item=item, key=key, screen=screen, occurred_at=d["occurred_at"],
                                 recorded_at=recorded_at, token_count=count_tokens(item.content),
                                 embedding=d["embedding"],
@@ -85,10 +86,9 @@ def write_episodes(ctx: Context, records: list[Record]) -> tuple[Counter, int]:
     ids = dict(Episode.objects.filter(bank=bank, batch=batch).values_list("dedupe_key", "id"))
     RetainBatch.objects.filter(pk=batch.pk).update(created_count=len(ids), duplicate_count=len(records) - len(ids))
     episodes_index(bank=bank, episode_ids=sorted(ids.values()), index_time=False)  # (inserted with their times)
-    recorded = {row.dedupe_key: row.recorded_at for row in rows}
-    extraction_queue(bank=bank, episodes=[(pk, recorded[key], extracted[key]) for key, pk in sorted(ids.items())])
+    extraction_queue(bank=bank, episodes=[(pk, *queued[key]) for key, pk in sorted(ids.items())])
     created["episode"] += len(ids)
-    created["episode_unextracted"] += sum(1 for key in ids if extracted[key] is None)
+    created["episode_unextracted"] += sum(1 for key in ids if queued[key][1] is None)
     return +created, len(records) - len(ids) - created["episode_suppressed"]
 
 
