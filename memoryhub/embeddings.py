@@ -94,6 +94,8 @@ def embed_texts(texts: list[str], batch_size: int = 64) -> np.ndarray:
 
     encoder = _query_encoder()
     if isinstance(encoder, OnnxQueryEncoder):
+        if _bfloat16_batches():
+            return _encode_grouped(texts, encoder)
         # One text at a time, unpadded: on real sentences a 10-text retain costs ONNX Runtime about two thirds of
         # torch's padded batch (padding to the longest text is most of a batch's work).
         return np.stack([_embed_one(encoder, text) for text in texts])
@@ -113,8 +115,7 @@ def _encode_direct(texts: list[str], batch_size: int) -> np.ndarray:
 
     model = _model()
     transformer, tokenizer = model[0].auto_model, _thread_tokenizer()
-    dimensions = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-    vectors = np.empty((len(texts), dimensions()), dtype=np.float32)
+    vectors = np.empty((len(texts), _dimensions(model)), dtype=np.float32)
     order = np.argsort([-len(text) for text in texts], kind="stable")  # like encode: less padding per batch
     for start in range(0, len(texts), batch_size):
         chosen = order[start : start + batch_size]
@@ -131,6 +132,120 @@ def _encode_direct(texts: list[str], batch_size: int) -> np.ndarray:
             pooled = (hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
             vectors[chosen] = torch.nn.functional.normalize(pooled, p=2, dim=1).numpy()
     return vectors
+
+
+# Grouping for bfloat16 batches: texts of about the same length share a padded batch (at most this share of a
+# batch's tokens is padding); a lone text shorter than BF16_SINGLE_MIN_TOKENS is cheaper through ONNX Runtime.
+BF16_MAX_PADDING = 0.2
+BF16_MAX_BATCH = 32
+BF16_SINGLE_MIN_TOKENS = 64
+# Vectors of a bfloat16 batch sit at a cosine of 0.99996-0.99999 to the model's; below this it is not the model.
+_BF16_MIN_COSINE = 0.9995
+
+
+def length_groups(lengths: list[int]) -> list[list[int]]:
+    """Indices of texts with ``lengths`` tokens, grouped so each group pads to its longest member with at most
+    ``BF16_MAX_PADDING`` of its tokens padding and at most ``BF16_MAX_BATCH`` members (shortest first)."""
+    groups: list[list[int]] = []
+    group: list[int] = []
+    total = 0
+    for index in sorted(range(len(lengths)), key=lambda i: (lengths[i], i)):
+        size = lengths[index]  # the longest so far: sorted ascending
+        padded = size * (len(group) + 1)
+        if group and (len(group) == BF16_MAX_BATCH or padded - (total + size) > BF16_MAX_PADDING * padded):
+            groups.append(group)
+            group, total = [], 0
+        group.append(index)
+        total += size
+    if group:
+        groups.append(group)
+    return groups
+
+
+def _encode_grouped(texts: list[str], encoder) -> np.ndarray:
+    """Texts in padded bfloat16 batches of similar length (``length_groups``) on this thread's tokenizer; a lone
+    short text one at a time through ``encoder`` (ONNX Runtime, float32).
+
+    On cores with bfloat16 dot-product instructions a batch of ten 25-token notes costs about 48 ms against 83 ms
+    one at a time in float32, at a cosine of at least 0.99996 to the model's vectors (matrix products in bfloat16,
+    accumulated, normalised and pooled in float32). Padding costs as much as text, hence the groups.
+    """
+    import torch
+
+    model = _model()
+    tokenizer = _thread_tokenizer()
+    encoded = tokenizer(texts, truncation=True, max_length=model.max_seq_length)["input_ids"]
+    vectors = np.empty((len(texts), _dimensions(model)), dtype=np.float32)
+    pad = tokenizer.pad_token_id or 0
+    transformer = model[0].auto_model
+    for group in length_groups([len(ids) for ids in encoded]):
+        longest = max(len(encoded[i]) for i in group)
+        if len(group) == 1 and longest < BF16_SINGLE_MIN_TOKENS:
+            vectors[group[0]] = _embed_one(encoder, texts[group[0]])
+            continue
+        ids = np.full((len(group), longest), pad, dtype=np.int64)
+        mask = np.zeros((len(group), longest), dtype=np.int64)
+        for row, index in enumerate(group):
+            ids[row, : len(encoded[index])] = encoded[index]
+            mask[row, : len(encoded[index])] = 1
+        with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16):
+            hidden = transformer(input_ids=torch.from_numpy(ids), attention_mask=torch.from_numpy(mask))
+        hidden = hidden.last_hidden_state.float().numpy()
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(1) / np.maximum(weights.sum(1), 1e-9)
+        vectors[group] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+    return vectors
+
+
+def cpu_has_bfloat16() -> bool:
+    """Whether this CPU has bfloat16 dot-product instructions (AVX-512 BF16 or AMX); without them torch emulates
+    bfloat16 and a batch costs more than float32."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    return bool(flags & {"avx512_bf16", "amx_bf16"})
+    except OSError:
+        pass
+    return False
+
+
+@lru_cache(maxsize=1)
+def _bfloat16_batches() -> bool:
+    """Whether batches of texts go through ``_encode_grouped``: ``BFLOAT16_BATCHES`` is ``on``, or ``auto`` (the
+    default) on a CPU with bfloat16 instructions and the float32 precision; and a batch of texts of several lengths
+    comes out within ``_BF16_MIN_COSINE`` of the model's vectors."""
+    from django.conf import settings
+
+    choice = settings.MEMORYHUB.get("BFLOAT16_BATCHES", "auto")
+    if choice == "off" or settings.MEMORYHUB.get("EMBEDDING_PRECISION", "float32") != "float32":
+        return False
+    if choice == "auto" and not cpu_has_bfloat16():
+        return False
+    from memoryhub.onnx_encoder import OnnxQueryEncoder
+
+    encoder = _query_encoder()
+    if not isinstance(encoder, OnnxQueryEncoder):
+        return False
+    model = _model()
+    probes = [*_TRACE_PROBES, *_TRACE_PROBES[2:]]  # pairs of equal length: a batch
+    try:
+        with _lock:
+            expected = model.encode(probes, normalize_embeddings=True, convert_to_numpy=True)
+        cosines = np.sum(_encode_grouped(probes, encoder) * expected, axis=1)
+    except Exception:  # a model the grouped path cannot run
+        logger.warning("batches are embedded one text at a time", exc_info=True)
+        return False
+    if float(cosines.min()) < _BF16_MIN_COSINE:
+        logger.info("bfloat16 batches differ from the model (cosine %.5f); texts go one at a time", cosines.min())
+        return False
+    return True
+
+
+def _dimensions(model) -> int:
+    dimensions = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+    return dimensions()
 
 
 @lru_cache(maxsize=1)

@@ -318,6 +318,9 @@ MEMORYHUB = {
     # int8: with QUERY_ENCODER auto, ONNX Runtime runs the model's int8 copy (weights quantized per channel), about
     # 2.3x less CPU per text at a cosine of about 0.99 to the float vectors; float32 runs the model as it is.
     "EMBEDDING_PRECISION": os.environ.get("MEMORYHUB_EMBEDDING_PRECISION", "float32"),
+    # Batches of texts (a retain's items, extracted facts, imports) in bfloat16 matrix products, grouped by length:
+    # auto (on a CPU with bfloat16 instructions, float32 precision), on, off (one text at a time in float32).
+    "BFLOAT16_BATCHES": os.environ.get("MEMORYHUB_BFLOAT16_BATCHES", "auto"),
     "TOKENIZER": "cl100k_base",
     "MAX_BATCH_ITEMS": env_int("MEMORYHUB_MAX_BATCH_ITEMS", 1000),
     "MAX_CONTENT_CHARS": env_int("MEMORYHUB_MAX_CONTENT_CHARS", 20000),
@@ -395,6 +398,10 @@ MEMORYHUB = {
     "FAULT_DUPLICATE_DELIVERY": env_bool("MEMORYHUB_FAULT_DUPLICATE_DELIVERY", False),
 }
 
+if MEMORYHUB["BFLOAT16_BATCHES"] not in {"auto", "on", "off"}:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("MEMORYHUB_BFLOAT16_BATCHES is 'auto' (the default), 'on' or 'off'.")
 if MEMORYHUB["EMBEDDING_PRECISION"] not in {"float32", "int8"}:
     from django.core.exceptions import ImproperlyConfigured
 

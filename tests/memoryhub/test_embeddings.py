@@ -14,6 +14,17 @@ from memoryhub.embeddings import embed_query, embed_texts, model_loaded, warm_up
 from tests.helpers.processes import ROOT
 
 
+@pytest.fixture(autouse=True)
+def float_batches(settings, request):
+    """Batches one text at a time in float32 (the paths these tests pin to the model within 1e-5), unless a test is
+    marked ``bfloat16`` (batches grouped in bfloat16, within a cosine of the model)."""
+    choice = "on" if request.node.get_closest_marker("bfloat16") else "off"
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "BFLOAT16_BATCHES": choice}
+    embeddings._bfloat16_batches.cache_clear()
+    yield
+    embeddings._bfloat16_batches.cache_clear()
+
+
 def test_warm_up_loads_the_model_and_hides_the_long_lived_heap_from_the_collector():
     gc.unfreeze()
     assert gc.get_freeze_count() == 0
@@ -229,3 +240,72 @@ def test_an_unknown_embedding_precision_stops_start_up_with_the_choices():
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert done.returncode != 0
     assert "MEMORYHUB_EMBEDDING_PRECISION is 'float32' (the default) or 'int8'." in done.stderr
+
+
+def test_length_groups_pad_little_and_keep_every_text_once():
+    from memoryhub.embeddings import BF16_MAX_BATCH, BF16_MAX_PADDING, length_groups
+
+    lengths = [25, 24, 26, 25, 120, 118, 3, 60, 25, 131, *([30] * 40)]
+    groups = length_groups(lengths)
+    assert sorted(i for group in groups for i in group) == list(range(len(lengths)))
+    for group in groups:
+        padded = max(lengths[i] for i in group) * len(group)
+        assert padded - sum(lengths[i] for i in group) <= BF16_MAX_PADDING * padded
+        assert len(group) <= BF16_MAX_BATCH
+    assert [6] in groups and [7] in groups  # a 3-token and a 60-token text pad with nothing near their length
+    assert {4, 5, 9} in [set(group) for group in groups]  # 118, 120, 131: one batch with 9% padding
+    # 24-26 and the forty 30s pad little together, but a batch holds 32: the 45 short notes take two batches.
+    assert sorted(len(group) for group in groups if lengths[group[-1]] == 30) == [13, 32]
+
+
+@pytest.mark.bfloat16
+def test_batches_in_bfloat16_stay_within_a_cosine_of_the_model_and_lone_short_texts_stay_exact(monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    assert embeddings._bfloat16_batches()  # "on": whatever the CPU (without bfloat16 instructions, only slower)
+    notes = [f"agent-{n} observed checkout on db-{n:02d}: latency {n * 37} ms" for n in range(10)]
+    batches = [[*notes, *QUERIES, f"note {n}"] for n in range(4)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        grouped = list(pool.map(embed_texts, batches))
+    model = embeddings._model()
+    for batch, vectors in zip(batches, grouped, strict=True):
+        expected = model.encode(batch, normalize_embeddings=True, convert_to_numpy=True)
+        assert vectors.dtype == np.float32 and vectors.shape == expected.shape
+        cosines = np.sum(vectors * expected, axis=1)
+        assert cosines.min() >= 0.9999
+        assert np.abs(vectors[:10] - expected[:10]).max() > 1e-6  # the notes went through bfloat16: not bit-equal
+        assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    # One short text has no batch to share: it takes the query encoder's float path, equal to a query's vector.
+    embeddings.query_cache_clear()
+    assert np.abs(embed_texts(["replica lag on db-03"])[0] - embed_query("replica lag on db-03")).max() < 1e-6
+    calls = []
+    real = embeddings._embed_one
+    monkeypatch.setattr(embeddings, "_embed_one", lambda encoder, text: calls.append(text) or real(encoder, text))
+    embed_texts(notes)
+    assert calls == []  # ten notes of one length: one bfloat16 batch
+
+
+@pytest.mark.bfloat16
+def test_bfloat16_batches_that_do_not_match_the_model_are_not_used(settings, monkeypatch):
+    monkeypatch.setattr(embeddings, "_encode_grouped", lambda texts, encoder: np.zeros((len(texts), 384), np.float32))
+    assert not embeddings._bfloat16_batches()
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "BFLOAT16_BATCHES": "on", "EMBEDDING_PRECISION": "int8"}
+    monkeypatch.undo()
+    embeddings._bfloat16_batches.cache_clear()
+    assert not embeddings._bfloat16_batches()  # int8 runs its own copy for everything
+
+
+def test_bfloat16_batches_follow_the_cpu_by_default(settings, monkeypatch):
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "BFLOAT16_BATCHES": "auto"}
+    for has_bf16 in (False, True):
+        monkeypatch.setattr(embeddings, "cpu_has_bfloat16", lambda has_bf16=has_bf16: has_bf16)
+        embeddings._bfloat16_batches.cache_clear()
+        assert embeddings._bfloat16_batches() is has_bf16
+
+
+def test_an_unknown_bfloat16_choice_stops_start_up_with_the_choices():
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "memoryhub.settings", "MEMORYHUB_BFLOAT16_BATCHES": "yes"}
+    code = "import django; django.setup()"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode != 0
+    assert "MEMORYHUB_BFLOAT16_BATCHES is 'auto' (the default), 'on' or 'off'." in done.stderr
