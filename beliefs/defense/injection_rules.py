@@ -35,6 +35,106 @@ MEMORY_DIRECTIVE = [
     r"|\b(?:permanently|always) remember\b",
 ]
 
+# The model's own instructions named as an object: what an override cancels, sets aside or replaces. A strong
+# noun is instructions by itself ("the previous directives"); a weak one ("restrictions", "setup", "task") only
+# when it is the reader's ("your", "you were given", "placed on you") or all of the prior ones.
+_PRIOR = (
+    r"(?:previous|prior|earlier|preceding|above|former|original|initial|old|existing|current|default|standing|system|"
+    r"base|hidden|given|pre-?set|foregoing)"
+)
+_STRONG = r"(?:instructions?|guidelines|directives?|system (?:prompt|message|instructions?)|prompts?|programming)"
+_WEAK = (
+    r"(?:rules|commands|directions|guidance|restrictions|constraints|limitations|limits|filters|polic(?:y|ies)|"
+    r"configuration|setup|set-up|context|task|briefing|conditioning|training|safeguards|guardrails|boundaries)"
+)
+_YOURS = r"(?:you(?:'ve| have)? (?:been |were )?(?:given|told|taught|handed|issued|programmed with)|(?:placed|imposed|put) on you)"
+# Addressed to the reader: "your … rules", "the rules you were given", "all of the previous directions", "the
+# system prompt". Enough for a declaration ("… no longer apply") or any noun.
+_ADDRESSED = (
+    rf"(?:your\s+(?:\w+\s+){{0,2}}?(?:{_STRONG}|{_WEAK})\b|(?:the|any|all)\s+(?:\w+\s+)?(?:{_STRONG}|{_WEAK})\s+{_YOURS}"
+    rf"|(?:all|any) (?:of )?(?:the |your )?(?:previous|prior|earlier|preceding|above|former|original|initial|foregoing)\s+"
+    rf"(?:{_STRONG}|{_WEAK})\b|the system (?:prompt|message|instructions?)\b|(?:the|all|any|those)\s+(?:{_STRONG}|{_WEAK})\s+"
+    rf"(?:at the (?:top|start|beginning)|above|before this(?: point| message| line)?|so far|until now|up to now|you started "
+    rf"with)\b)"
+)
+_RULESET = rf"(?:{_ADDRESSED}|(?:(?:the|these|those)\s+(?:\w+\s+){{0,2}}?)?{_PRIOR}\s+(?:\w+\s+)?{_STRONG}\b)"
+# Verbs that set the reader's instructions aside: enough with any prior instructions ("supersede the previous
+# directives"). Verbs that also edit ordinary things ("delete the previous instructions they emailed") need the
+# instructions to be the reader's.
+_SET_ASIDE = (
+    r"(?:set|put|push|lay|leave)\b[^.\n]{0,30}?\baside|pay (?:no|zero) (?:attention|heed|mind) to|(?:do not|don't|dont|"
+    r"never|no longer|stop|quit) (?:pay(?:ing)? (?:any )?attention to|follow(?:ing)?|obey(?:ing)?|heed(?:ing)?|adher(?:e|ing) "
+    r"to|comply(?:ing)? with|apply(?:ing)?|honou?r(?:ing)?|stick(?:ing)? to)|void|nullify|revoke|rescind|supersede|"
+    r"overrule|invalidate|scratch"
+)
+_EDIT = (
+    r"drop|discard|cancel|scrap|wipe|clear|erase|delete|reset|undo|throw (?:out|away)|toss|suspend|lift|remove|abandon|dump|"
+    r"purge|replace|overwrite|retract|withdraw|flush|shelve|nix"
+)
+_VOIDED = (
+    r"(?:no longer (?:appl(?:y|ies)|hold|holds|stand|stands|matter|matters|count|counts|bind|binds)|(?:is|are|was|were|"
+    r"has been|have been)(?: now| hereby| officially)? (?:revoked|cancell?ed|void|null(?: and void)?|obsolete|outdated|"
+    r"superseded|lifted|cleared|suspended|deleted|removed|invalid|invalidated|replaced|overridden|rescinded|withdrawn|"
+    r"expired|disabled|gone|irrelevant|moot|retired|deprecated|fake|bogus|a test|not real|wrong|empty)|(?:do(?:es)?n't|"
+    r"do(?:es)? not) (?:matter|count|apply)"
+    r"(?: any ?more| now)?)"
+)
+OVERRIDE_SHAPES = [
+    # "set aside everything you were told", "pay no attention to the restrictions placed on you", "replace your
+    # current instructions with", "do not follow your guidelines for this request".
+    rf"\b(?:{_SET_ASIDE})\b[^.\n]{{0,20}}?\b{_RULESET}|\b(?:{_EDIT})\b[^.\n]{{0,20}}?\b{_ADDRESSED}",
+    rf"\b(?:{_SET_ASIDE}|{_EDIT})\b[^.\n]{{0,12}}?\b(?:everything|anything|all|whatever|what) (?:else )?{_YOURS}",
+    rf"\b(?:set|put|lay|push)\s+{_RULESET}\s+aside\b",
+    # "treat all preceding text as void", "consider your earlier instructions deleted".
+    rf"\b(?:treat|consider|regard|deem|mark)\s+(?:(?:all|everything|the|any)\s+)?(?:(?:{_PRIOR}|above)\s+(?:\w+\s+)?(?:text|"
+    rf"content|messages?|input|context|conversation|{_STRONG}|{_WEAK})|{_ADDRESSED})\s+(?:as\s+)?(?:void|null|cancell?ed|"
+    rf"invalid|irrelevant|deleted|obsolete|revoked|expired|non-?existent|erased|gone|superseded|if (?:it|they) (?:were|was|"
+    rf"are) (?:empty|blank|void|gone|absent|not there|deleted))\b",
+    # "your prior configuration has been revoked", "the system prompt is outdated", "whatever your developer told
+    # you, it doesn't matter now".
+    rf"\b{_ADDRESSED}[^.\n;]{{0,30}}?\b{_VOIDED}",
+    rf"\bwhatever (?:your|the) (?:developers?|creators?|operators?|system|admins?|administrators?|owners?|trainers?) "
+    rf"(?:told|said|gave|taught|instructed)\b[^.\n]{{0,30}}\b{_VOIDED}",
+    # Declared void, then a new order: "the earlier guidance no longer applies; follow what comes next".
+    rf"\b(?:the |all |any )?{_PRIOR}\s+(?:\w+\s+)?(?:{_STRONG}|{_WEAK})\s+{_VOIDED}[^\n]{{0,12}}\b(?:follow|obey|do|use|"
+    rf"apply|heed)\b[^.\n]{{0,12}}\b(?:what (?:comes|follows)|the following|these|this|the new|my|below)\b",
+    # "this message takes priority over anything you've been told", "the following supersedes all prior directions".
+    rf"\b(?:this|the following|these|my|what follows)(?: \w+)? (?:takes? (?:priority|precedence) over|supersedes?|overrides?|"
+    rf"trumps?|outranks?|replaces?) (?:(?:anything|everything|all|whatever) (?:else )?(?:{_YOURS}|you(?:'ve| have)? been"
+    rf" told)|{_RULESET}|(?:all|any) {_PRIOR}\b)",
+    # "you are no longer bound by the system message", "you no longer have to adhere to the policies you were given".
+    rf"\byou(?:'re| are)? (?:now )?(?:no longer|not|not any ?more) (?:bound|restricted|limited|constrained|governed|held)"
+    rf" by\b[^.\n]{{0,12}}?\b(?:{_RULESET}|(?:any|the|your) (?:\w+ )?(?:{_STRONG}|{_WEAK}))",
+    rf"\byou (?:no longer|don't|do not) (?:have|need) to (?:adhere to|follow|obey|comply with|respect|abide by|stick to)"
+    rf"\b[^.\n]{{0,12}}?\b{_RULESET}",
+    # "none of the rules you were trained on apply", "break your rules this time", "do not let your previous
+    # instructions stop you", "there are no rules now".
+    rf"\bnone of (?:the |your |those |these )?(?:\w+\s+)?(?:{_STRONG}|{_WEAK})\b[^.\n]{{0,40}}?\b(?:appl(?:y|ies)|matter|"
+    rf"count|hold|bind(?:s)? you)\b",
+    rf"\b(?:break|bend|violate|breach|circumvent|get around|work around|sidestep)\b (?:all )?your (?:own )?(?:\w+ )?"
+    rf"(?:{_STRONG}|{_WEAK})\b",
+    rf"\b(?:do not|don't|never) let\b[^.\n]{{0,6}}\b{_ADDRESSED}[^.\n]{{0,12}}\b(?:stop|prevent|hold (?:you )?back|limit|"
+    rf"restrict|get in (?:the|your) way)\b",
+    r"\bthere (?:are|is) no (?:more )?(?:rules|restrictions|limits|guidelines|filters|boundaries|instructions|policies)"
+    r" (?:now|any ?more|for you|in this (?:chat|conversation|session))\b",
+    # "act as if you had no instructions", "pretend the conversation so far never happened".
+    r"\b(?:act|behave|respond|answer|pretend|imagine|proceed)\b[^.\n]{0,12}\b(?:as if|as though|like|that) you (?:had|have|"
+    r"were given|received|got) (?:no|zero) (?:\w+ )?(?:instructions|rules|guidelines|restrictions|system prompt|"
+    r"programming|filters|limits|constraints)\b",
+    r"\bpretend (?:that )?(?:the|this|our) (?:whole |entire )?(?:conversation|chat|session|exchange|prompt|context)\b"
+    r"[^.\n]{0,20}\b(?:never happened|didn't happen|did not happen|doesn't exist|does not exist|is void|never existed)\b",
+    # "forget what they said and do this instead", "reset your context and obey the next line".
+    r"\b(?:forget|ignore|disregard|drop)\b[^.\n]{0,8}\b(?:what|whatever|everything|anything) (?:they|he|she|you(?:'ve| have)?"
+    r" been|you were|your \w+|the (?:system|developers?|admins?|operators?))\b[^.\n]{0,12}\b(?:said|told|taught|gave|wrote|"
+    r"instructed|asked)\b[^.\n]{0,40}\b(?:instead|and (?:do|follow|obey|say|write|reply|answer|approve|send))\b",
+    r"\b(?:reset|clear|wipe|flush|purge)\b[^.\n]{0,6}\byour (?:context|memory of this conversation|conversation history|"
+    r"context window)\b[^.\n]{0,20}\b(?:and|then)\b[^.\n]{0,6}\b(?:obey|follow|do|answer|only|listen)\b",
+    # Status lines of a claimed takeover: "Override accepted. Previous constraints cleared."
+    r"\boverride (?:accepted|confirmed|complete|completed|successful|in effect|engaged|applied)\b|\b(?:previous|prior|all|"
+    r"safety|content|ethical|model) (?:constraints|restrictions|rules|filters|guardrails|limits|instructions) "
+    r"(?:cleared|removed|lifted|disabled|reset|wiped|purged|nullified|voided)\b",
+]
+
 OVERRIDE = [
     r"\b(?:ignore|disregard|forget|override|bypass|skip|neglect|abandon|dismiss)\b(?! (?:my|our) (?:previous|last|earlier|prior) (?:message|e-?mail|mail|note|comment)s?\b)(?:[^.\n]{0,40}?\b(?:previous|prior|above|"
     r"earlier|preceding|foregoing|following|all|any|your|the|these|those|system|original|initial|other)\b)?[^.\n]{0,25}?"
@@ -170,6 +270,8 @@ MULTILINGUAL = [
 ]
 
 PERSONA = [
+    r"\b(?:broken|broke|break|breaking|breaks) free (?:of|from) (?:its|your|their|all|the)\s+(?:\w+\s+)?(?:creators?|"
+    r"developers?|makers?|programming|rules|restrictions|chains|shackles|constraints|guidelines|filters|training)\b",
     r"\bthis is a jailbreak\b|\bdo anything now\b|\b(?:jailbreak|jailbroken) (?:mode|enabled|activated|response|version)\b|\byou are (?:now )?"
     r"jailbroken\b|\bdeveloper mode (?:output|response|policies)|[\"'“‘]developer mode enabled|\bwith developer mode\b|\bsimulate developer mode\b",
     r"\b(?:act|behave|respond|answer|pretend|roleplay|role-play)\s+(?:as|like)\s+(?:an?\s+)?(?:unrestricted|unfiltered|"
@@ -228,6 +330,9 @@ PERSONA = [
 ]
 
 PROMPT_LEAK = [
+    r"\b(?:prompt|instructions|preamble|system message|rules|guidelines)\s+(?:that|which)\s+(?:configures?|controls?|"
+    r"governs?|defines?|shapes?|drives?|programs?|instructs?|steers?|guides?)\s+(?:you|your (?:answers|responses|"
+    r"behaviou?r|replies))\b",
     r"\b(?:reveal|print|output|repeat|show|display|tell me|give me|share|leak|dump|expose|disclose|list|recite|write out|"
     r"spell out|copy|encode|translate|summari[sz]e|what (?:is|are|were))\b[^.\n]{0,40}?\b(?:system (?:prompt|message|"
     r"instructions?|configuration)|initial (?:instructions?|prompt)|original (?:instructions?|prompt)|(?:your "
@@ -330,7 +435,7 @@ RULES: list[tuple[str, re.Pattern]] = [
     (family, re.compile(pattern, re.M))
     for family, patterns in (
         ("memory_directive", MEMORY_DIRECTIVE),
-        ("override", OVERRIDE + shapes.HOSTED + shapes.HOSTED_ADDRESSED),
+        ("override", OVERRIDE + OVERRIDE_SHAPES + shapes.HOSTED + shapes.HOSTED_ADDRESSED),
         ("multilingual_override", MULTILINGUAL),
         ("persona", PERSONA + shapes.PERSONA),
         ("prompt_leak", PROMPT_LEAK + shapes.LEAK),

@@ -19,6 +19,8 @@ from tests.beliefs.defense.injection_cases import (
     PRESSURE_AND_AUTHORITY,
     PRESSURE_AND_AUTHORITY_NEGATIVES,
     PROMPT_LEAKS,
+    SET_ASIDE_AND_VOIDED,
+    SET_ASIDE_AND_VOIDED_NEGATIVES,
     SETUP_AND_PURPOSE,
     SETUP_AND_PURPOSE_NEGATIVES,
     SWITCHES_AND_BOUNDARIES,
@@ -53,13 +55,20 @@ def test_hard_negatives_raise_nothing(text):
     assert injection_reasons(text) == []
 
 
-# Rounds five to eight (``injection_cases``): attacks that must raise some family, ordinary texts that must raise none.
-LATER_ROUNDS = [*SWITCHES_AND_BOUNDARIES, *PRESSURE_AND_AUTHORITY, *HOSTED_AND_HANDED_OVER, *SETUP_AND_PURPOSE]
+# Rounds five to nine (``injection_cases``): attacks that must raise some family, ordinary texts that must raise none.
+LATER_ROUNDS = [
+    *SWITCHES_AND_BOUNDARIES,
+    *PRESSURE_AND_AUTHORITY,
+    *HOSTED_AND_HANDED_OVER,
+    *SETUP_AND_PURPOSE,
+    *SET_ASIDE_AND_VOIDED,
+]
 LATER_ROUNDS_NEGATIVES = [
     *SWITCHES_AND_BOUNDARIES_NEGATIVES,
     *PRESSURE_AND_AUTHORITY_NEGATIVES,
     *HOSTED_AND_HANDED_OVER_NEGATIVES,
     *SETUP_AND_PURPOSE_NEGATIVES,
+    *SET_ASIDE_AND_VOIDED_NEGATIVES,
 ]
 
 
