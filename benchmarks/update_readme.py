@@ -399,6 +399,30 @@ def load_table(r: dict) -> str:
         )
     else:
         lines.append(f"Knee: p95 did not double (baseline {knee['baseline_p95_ms']} ms) within the rates tried.")
+    sustained = r.get("sustained")
+    if sustained:
+        lines += [
+            "",
+            f"Sustained run after the main run: the same agents paced at {sustained['offered_rps']:g} requests/s for "
+            f"{setup['minutes']} minutes on the banks the main run grew:",
+            "",
+            "| route | requests | req/s | p50 | p95 | p99 | errors |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for name, row in sustained["routes"].items():
+            label = "**all**" if name == "Aggregated" else name
+            lines.append(
+                f"| {label} | {row['requests']:,} | {row['requests_per_s']} | {row['p50_ms']:g} ms "
+                f"| {row['p95_ms']:g} ms | {row['p99_ms']:g} ms | {100 * row['error_rate']:.2f}% |"
+            )
+        lines += [
+            "",
+            "Cores kept busy: "
+            + ", ".join(
+                f"{role} {value:g}" for role, value in sustained["cores"].items() if value >= 0.01 or role == "total"
+            )
+            + ".",
+        ]
     return "\n".join(lines)
 
 

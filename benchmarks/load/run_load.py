@@ -7,7 +7,11 @@
 2. Step sweep: ``--users`` agents paced at increasing total request rates, ``--step-seconds``
    each; the knee is the first offered rate whose p95 (all routes) is at least twice the
    p95 at the lowest rate.
-3. The main run: ``--users`` agents with 0.5–1.5 s think time for ``--minutes``.
+3. The main run: ``--users`` agents with 0.5–1.5 s think time for ``--minutes``. A closed loop: the agents
+   offer as much as the server answers, so it runs at saturation and its latencies are queueing.
+4. The sustained run (``--sustain``, 30 requests/s by default, 0 skips it): the same agents paced at that
+   total rate for ``--minutes``, after the main run (on the banks it grew): whether the rate holds with
+   recall p95 within its bound, the floor's question, asked directly.
 
 Per route: requests, sustained requests/s, p50/p95/p99, error rate. Locust runs as its
 own process (``benchmarks/load/locustfile.py``) so its gevent loop never shares a
@@ -260,7 +264,9 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="keep the banks an earlier run seeded (quick reruns)")
     parser.add_argument("--web-workers", type=int, default=2, help="gunicorn worker processes")
     parser.add_argument("--web-threads", type=int, default=4, help="gunicorn threads per worker")
-    parser.add_argument("--skip-steps", action="store_true", help="only the main run")
+    parser.add_argument("--skip-steps", action="store_true", help="no step sweep")
+    parser.add_argument("--skip-main", action="store_true", help="no closed-loop main run")
+    parser.add_argument("--sustain", type=float, default=30, help="requests/s of the paced sustained run (0: none)")
     args = parser.parse_args()
 
     stack = Stack("load", database="memoryhub_load", web_workers=args.web_workers, web_threads=args.web_threads)
@@ -304,14 +310,31 @@ def main() -> None:
             print(f"  step {rate:g} req/s: {steps[-1]}", flush=True)
         base = steps[0]["p95_ms"] if steps else None
         knee = next((s for s in steps if base and s["p95_ms"] >= 2 * base), None)
-        print(f"main run: {args.users} agents for {args.minutes} minutes...", flush=True)
-        with CpuMeter(stack) as meter:
-            main_routes = run_locust(
-                stack, targets, users=args.users, seconds=int(args.minutes * 60), rate=None, prefix=out / "main"
-            )
-        cores = meter.cores()
-        drains["main"] = wait_for_background(stack)
-        print(f"cores busy during the main run: {cores}", flush=True)
+        main_routes, cores = {}, {}
+        if not args.skip_main:
+            print(f"main run: {args.users} agents for {args.minutes} minutes...", flush=True)
+            with CpuMeter(stack) as meter:
+                main_routes = run_locust(
+                    stack, targets, users=args.users, seconds=int(args.minutes * 60), rate=None, prefix=out / "main"
+                )
+            cores = meter.cores()
+            drains["main"] = wait_for_background(stack)
+            print(f"cores busy during the main run: {cores}", flush=True)
+        sustained = None
+        if args.sustain:
+            print(f"sustained run: {args.sustain:g} requests/s for {args.minutes} minutes...", flush=True)
+            with CpuMeter(stack) as meter:
+                routes = run_locust(
+                    stack,
+                    targets,
+                    users=args.users,
+                    seconds=int(args.minutes * 60),
+                    rate=args.sustain,
+                    prefix=out / "sustained",
+                )
+            sustained = {"offered_rps": args.sustain, "routes": routes, "cores": meter.cores()}
+            drains["sustained"] = wait_for_background(stack)
+            print(f"sustained: {routes.get('Aggregated')}, recall {routes.get('recall (budget 512)')}", flush=True)
     finally:
         stack.stop()
         stack.stop_database_server()
@@ -328,6 +351,7 @@ def main() -> None:
             "seed_s": round(seed_s, 1),
             "background_drain_after_warmup_s": drains["warmup"],
             "background_drain_after_main_s": drains.get("main"),
+            "background_drain_after_sustained_s": drains.get("sustained"),
             "reused_seed": args.reuse,
             "steps": "each starts with no background task queued or running",
             "step_seconds": args.step_seconds,
@@ -335,6 +359,8 @@ def main() -> None:
         "main": main_routes,
         # Average cores each role kept busy in the main run (the machine has 2; the load generator is not counted).
         "main_cores": cores,
+        # Paced at the floor's rate for as long as the main run, after it.
+        "sustained": sustained,
         "steps": steps,
         "knee": {
             "baseline_p95_ms": base,
@@ -346,7 +372,10 @@ def main() -> None:
         },
     }
     path = write_result(args.output, result)
-    print(json.dumps({"main": main_routes.get("Aggregated"), "knee": result["knee"]}, indent=1))
+    summary = {"main": main_routes.get("Aggregated"), "knee": result["knee"]}
+    if sustained:
+        summary["sustained"] = sustained["routes"].get("Aggregated")
+    print(json.dumps(summary, indent=1))
     print(f"wrote {path}")
 
 
