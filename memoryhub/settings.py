@@ -331,10 +331,8 @@ MEMORYHUB = {
     "HNSW_EF_SEARCH": env_int("MEMORYHUB_HNSW_EF_SEARCH", 400),
     # Approximate search collects this many index candidates, then keeps the top-k by exact distance.
     "HNSW_RERANK_DEPTH": env_int("MEMORYHUB_HNSW_RERANK_DEPTH", 800),
-    # Banks up to this many episodes are searched exactly (every row of the bank, about 0.85 us each) instead of by
-    # HNSW: on the load run's banks of 26,000 near-copy episodes in a shared graph an 800-deep walk cost more
-    # (24 against 21 ms) and agreed with the exact top 10 on 0.71 of it.
-    "EXACT_SEARCH_BELOW": env_int("MEMORYHUB_EXACT_SEARCH_BELOW", 30_000),
+    # Banks up to this many episodes are searched exactly (sequential scan) instead of by HNSW.
+    "EXACT_SEARCH_BELOW": env_int("MEMORYHUB_EXACT_SEARCH_BELOW", 2000),
     # Banks of this many episodes get an IVFFlat index of their own (beliefs.services.vector_indexes); their
     # semantic search merges this many candidates of a short HNSW walk and of that index, reading at least
     # VECTOR_INDEX_MIN_PROBES of its lists.
