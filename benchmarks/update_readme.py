@@ -349,6 +349,18 @@ def scale_table(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def _route_rows(routes: dict) -> list[str]:
+    """A locust run's routes as a Markdown table (the aggregate row in bold)."""
+    rows = ["| route | requests | req/s | p50 | p95 | p99 | errors |", "|---|---|---|---|---|---|---|"]
+    for name, row in routes.items():
+        label = "**all**" if name == "Aggregated" else name
+        rows.append(
+            f"| {label} | {row['requests']:,} | {row['requests_per_s']} | {row['p50_ms']:g} ms | {row['p95_ms']:g} ms "
+            f"| {row['p99_ms']:g} ms | {100 * row['error_rate']:.2f}% |"
+        )
+    return rows
+
+
 def load_table(r: dict) -> str:
     setup, knee = r["setup"], r["knee"]
     lines = [
@@ -356,15 +368,8 @@ def load_table(r: dict) -> str:
         f"{setup['agents']} agents over {setup['banks']} banks of {setup['episodes_per_bank']:,} episodes for "
         f"{setup['minutes']} minutes ({setup['mix']}; think time {setup['think_time_s']} s; {setup['web']}):",
         "",
-        "| route | requests | req/s | p50 | p95 | p99 | errors |",
-        "|---|---|---|---|---|---|---|",
+        *_route_rows(r["main"]),
     ]
-    for name, row in r["main"].items():
-        label = "**all**" if name == "Aggregated" else name
-        lines.append(
-            f"| {label} | {row['requests']:,} | {row['requests_per_s']} | {row['p50_ms']:g} ms | {row['p95_ms']:g} ms "
-            f"| {row['p99_ms']:g} ms | {100 * row['error_rate']:.2f}% |"
-        )
     cores = r.get("main_cores")
     if cores:
         lines += [
@@ -406,15 +411,8 @@ def load_table(r: dict) -> str:
             f"Sustained run after the main run: the same agents paced at {sustained['offered_rps']:g} requests/s for "
             f"{setup['minutes']} minutes on the banks the main run grew:",
             "",
-            "| route | requests | req/s | p50 | p95 | p99 | errors |",
-            "|---|---|---|---|---|---|---|",
+            *_route_rows(sustained["routes"]),
         ]
-        for name, row in sustained["routes"].items():
-            label = "**all**" if name == "Aggregated" else name
-            lines.append(
-                f"| {label} | {row['requests']:,} | {row['requests_per_s']} | {row['p50_ms']:g} ms "
-                f"| {row['p95_ms']:g} ms | {row['p99_ms']:g} ms | {100 * row['error_rate']:.2f}% |"
-            )
         lines += [
             "",
             "Cores kept busy: "
