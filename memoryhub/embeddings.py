@@ -180,8 +180,9 @@ def _encode_grouped(texts: list[str], encoder) -> np.ndarray:
     transformer = model[0].auto_model
     for group in length_groups([len(ids) for ids in encoded]):
         longest = max(len(encoded[i]) for i in group)
-        if len(group) == 1 and longest < BF16_SINGLE_MIN_TOKENS:
-            vectors[group[0]] = _embed_one(encoder, texts[group[0]])
+        if len(group) == 1 and longest < BF16_SINGLE_MIN_TOKENS:  # (already tokenized: straight to the encoder)
+            ids = np.array([encoded[group[0]]], dtype=np.int64)
+            vectors[group[0]] = _embed_ids(encoder, ids, np.ones_like(ids))
             continue
         ids = np.full((len(group), longest), pad, dtype=np.int64)
         mask = np.zeros((len(group), longest), dtype=np.int64)
@@ -329,11 +330,7 @@ def _embed_one(encoder, text: str) -> np.ndarray:
     model = _model()
     if isinstance(encoder, OnnxQueryEncoder):
         tokens = _thread_tokenizer()([text], truncation=True, max_length=model.max_seq_length, return_tensors="np")
-        mask = tokens["attention_mask"]
-        hidden = encoder(tokens["input_ids"], mask)
-        weights = mask[..., None].astype(hidden.dtype)
-        pooled = (hidden * weights).sum(1)[0] / max(float(weights.sum()), 1e-9)
-        return (pooled / max(float(np.linalg.norm(pooled)), 1e-12)).astype(np.float32, copy=False)
+        return _embed_ids(encoder, tokens["input_ids"], tokens["attention_mask"])
     import torch
 
     tokens = _thread_tokenizer()([text], truncation=True, max_length=model.max_seq_length, return_tensors="pt")
@@ -344,6 +341,14 @@ def _embed_one(encoder, text: str) -> np.ndarray:
         weights = mask.unsqueeze(-1).to(hidden.dtype)
         pooled = (hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
         return torch.nn.functional.normalize(pooled, p=2, dim=1)[0].numpy().astype(np.float32, copy=False)
+
+
+def _embed_ids(encoder, input_ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """One tokenized text (a ``(1, tokens)`` row and its mask) through the ONNX ``encoder``: mean-pooled, normalised."""
+    hidden = encoder(input_ids, mask)
+    weights = mask[..., None].astype(hidden.dtype)
+    pooled = (hidden * weights).sum(1)[0] / max(float(weights.sum()), 1e-9)
+    return (pooled / max(float(np.linalg.norm(pooled)), 1e-12)).astype(np.float32, copy=False)
 
 
 @lru_cache(maxsize=1)

@@ -167,11 +167,23 @@ def test_queries_embedded_on_several_threads_at_once_match_the_model():
     assert np.abs(vectors - embed_texts(texts)).max() < 1e-5
 
 
+def _on_threads_beside_the_model(batches: list[list[str]]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each batch as ``embed_texts`` gives it, four batches on four threads at once, beside the model's own
+    ``encode`` of it."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        embedded = list(pool.map(embed_texts, batches))
+    model = embeddings._model()
+    return [
+        (vectors, model.encode(batch, normalize_embeddings=True, convert_to_numpy=True))
+        for batch, vectors in zip(batches, embedded, strict=True)
+    ]
+
+
 @pytest.mark.parametrize("encoder", ["auto", "torchscript"])
 def test_batches_embedded_on_several_threads_at_once_match_the_model_s_own_encode(settings, encoder):
     # auto: one text at a time in ONNX Runtime; torchscript: the direct padded batch on per-thread tokenizers.
-    from concurrent.futures import ThreadPoolExecutor
-
     from memoryhub.onnx_encoder import OnnxQueryEncoder
 
     settings.MEMORYHUB = {**settings.MEMORYHUB, "QUERY_ENCODER": encoder}
@@ -180,11 +192,7 @@ def test_batches_embedded_on_several_threads_at_once_match_the_model_s_own_encod
         assert isinstance(embeddings._query_encoder(), OnnxQueryEncoder) == (encoder == "auto")
         assert embeddings._direct_batches()  # the default model can take the direct path
         batches = [[f"host db-{n:02d} latency {n * 37} ms", *QUERIES, f"note {n}"] for n in range(8)]
-        with ThreadPoolExecutor(max_workers=4) as pool:
-            direct = list(pool.map(embed_texts, batches))
-        model = embeddings._model()
-        for batch, vectors in zip(batches, direct, strict=True):
-            expected = model.encode(batch, normalize_embeddings=True, convert_to_numpy=True)
+        for vectors, expected in _on_threads_beside_the_model(batches):
             assert vectors.dtype == np.float32 and vectors.shape == expected.shape
             assert np.abs(vectors - expected).max() < 1e-5
     finally:
@@ -260,16 +268,10 @@ def test_length_groups_pad_little_and_keep_every_text_once():
 
 @pytest.mark.bfloat16
 def test_batches_in_bfloat16_stay_within_a_cosine_of_the_model_and_lone_short_texts_stay_exact(monkeypatch):
-    from concurrent.futures import ThreadPoolExecutor
-
     assert embeddings._bfloat16_batches()  # "on": whatever the CPU (without bfloat16 instructions, only slower)
     notes = [f"agent-{n} observed checkout on db-{n:02d}: latency {n * 37} ms" for n in range(10)]
     batches = [[*notes, *QUERIES, f"note {n}"] for n in range(4)]
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        grouped = list(pool.map(embed_texts, batches))
-    model = embeddings._model()
-    for batch, vectors in zip(batches, grouped, strict=True):
-        expected = model.encode(batch, normalize_embeddings=True, convert_to_numpy=True)
+    for vectors, expected in _on_threads_beside_the_model(batches):
         assert vectors.dtype == np.float32 and vectors.shape == expected.shape
         cosines = np.sum(vectors * expected, axis=1)
         assert cosines.min() >= 0.9999
@@ -279,10 +281,12 @@ def test_batches_in_bfloat16_stay_within_a_cosine_of_the_model_and_lone_short_te
     embeddings.query_cache_clear()
     assert np.abs(embed_texts(["replica lag on db-03"])[0] - embed_query("replica lag on db-03")).max() < 1e-6
     calls = []
-    real = embeddings._embed_one
-    monkeypatch.setattr(embeddings, "_embed_one", lambda encoder, text: calls.append(text) or real(encoder, text))
+    real = embeddings._embed_ids
+    monkeypatch.setattr(embeddings, "_embed_ids", lambda enc, ids, mask: calls.append(ids) or real(enc, ids, mask))
     embed_texts(notes)
     assert calls == []  # ten notes of one length: one bfloat16 batch
+    embed_texts([*notes, "note 1"])
+    assert len(calls) == 1  # and a short text with no partner: on its own, through the float graph
 
 
 @pytest.mark.bfloat16
