@@ -42,6 +42,8 @@ _PRIOR = (
     r"(?:previous|prior|earlier|preceding|above|former|original|initial|old|existing|current|default|standing|system|"
     r"base|hidden|given|pre-?set|foregoing)"
 )
+# The narrower sense, for "all of the … directions": what came before, not what is current or standing.
+_EARLIER = r"(?:previous|prior|earlier|preceding|above|former|original|initial|foregoing)"
 _STRONG = r"(?:instructions?|guidelines|directives?|system (?:prompt|message|instructions?)|prompts?|programming)"
 _WEAK = (
     r"(?:rules|commands|directions|guidance|restrictions|constraints|limitations|limits|filters|polic(?:y|ies)|"
@@ -52,8 +54,7 @@ _YOURS = r"(?:you(?:'ve| have)? (?:been |were )?(?:given|told|taught|handed|issu
 # system prompt". Enough for a declaration ("… no longer apply") or any noun.
 _ADDRESSED = (
     rf"(?:your\s+(?:\w+\s+){{0,2}}?(?:{_STRONG}|{_WEAK})\b|(?:the|any|all)\s+(?:\w+\s+)?(?:{_STRONG}|{_WEAK})\s+{_YOURS}"
-    rf"|(?:all|any) (?:of )?(?:the |your )?(?:previous|prior|earlier|preceding|above|former|original|initial|foregoing)\s+"
-    rf"(?:{_STRONG}|{_WEAK})\b|the system (?:prompt|message|instructions?)\b|(?:the|all|any|those)\s+(?:{_STRONG}|{_WEAK})\s+"
+    rf"|(?:all|any) (?:of )?(?:the |your )?{_EARLIER}\s+(?:{_STRONG}|{_WEAK})\b|the system (?:prompt|message|instructions?)\b|(?:the|all|any|those)\s+(?:{_STRONG}|{_WEAK})\s+"
     rf"(?:at the (?:top|start|beginning)|above|before this(?: point| message| line)?|so far|until now|up to now|you started "
     rf"with)\b)"
 )
