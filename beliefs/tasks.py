@@ -31,7 +31,7 @@ from beliefs.services.extract import bank_extract, batches_mark_extracted
 from beliefs.services.forget.subjects import erasure_request_run
 from beliefs.services.mental_models import mental_models_refresh
 from beliefs.services.retain import retain_batch_fail, retain_batch_process
-from beliefs.services.vector_indexes import vector_indexes_refresh
+from beliefs.services.vector_indexes import bank_vector_index_refresh, vector_index_due, vector_indexes_refresh
 from memoryhub import metrics
 from memoryhub.queues import TASK_OPTIONS, TRANSIENT_ERRORS, TaskName, enqueue_on_commit
 from memoryhub.tenancy import clear_session_scope, rls_bypass, tenant_scope
@@ -130,6 +130,8 @@ def _extract_and_chain(bank_id: int) -> dict:
     if result.remaining:  # throttled: the rest in a later run, after consolidation had its turn
         enqueue_on_commit(TaskName.EXTRACT_BANK, bank_id=bank_id, tenant_id=bank.tenant_id, countdown=THROTTLE_DELAY)
     enqueue_on_commit(TaskName.CONSOLIDATE_BANK, bank_id=bank_id, tenant_id=bank.tenant_id)
+    if result.episodes and vector_index_due(bank):  # the bank grew past a size that asks for its own index
+        enqueue_on_commit(TaskName.REFRESH_BANK_VECTOR_INDEX, bank_id=bank_id, tenant_id=bank.tenant_id)
     logger.info("bank %s: %s episodes extracted, %s facts", bank_id, result.episodes, result.facts)
     return {"bank_id": bank_id, "episodes": result.episodes, "facts": result.facts, "remaining": result.remaining}
 
@@ -229,6 +231,15 @@ def run_erasure_task(*, request_id: int) -> dict:
 def defense_rescan_task(*, rescan_id: int) -> dict:
     rescan = defense_rescan_run(rescan_id=rescan_id)
     return {"rescan_id": rescan_id, "status": rescan.status, "redacted_episodes": rescan.redacted_episodes}
+
+
+@shared_task(**TASK_OPTIONS)
+def refresh_bank_vector_index_task(*, bank_id: int) -> dict:
+    """A bank grew past a size that asks for its own vector index to be built or rebuilt (seen by extraction)."""
+    bank = Bank.objects.filter(pk=bank_id).first()
+    if bank is None:
+        return {"bank_id": bank_id, "status": "missing"}
+    return {"bank_id": bank_id, "status": bank_vector_index_refresh(bank=bank)}
 
 
 @shared_task(**TASK_OPTIONS)

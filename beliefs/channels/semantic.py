@@ -9,8 +9,10 @@ Approximate search alone drifts from the exact top-k as a bank grows (near-ties 
 dense neighbourhood are where a graph walk goes wrong). So the index walk collects a
 deeper candidate list (``HNSW_RERANK_DEPTH``, iterative scans keep it full) and the
 exact distances of those candidates pick the top ``limit``. A large bank has an IVFFlat
-index of its own as well (``beliefs.services.vector_indexes``): a short HNSW walk and a
-read of that index's nearest lists are merged before the exact re-rank.
+index of its own instead (``beliefs.services.vector_indexes``): a read of that index's
+nearest lists, merged with a short HNSW walk in the largest banks, before the exact
+re-rank. In a shared graph a walk must step over every other bank's rows to collect one
+bank's candidates; the bank's own lists hold nothing else.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 from datetime import datetime
 
 import numpy as np
+from django.conf import settings
 
 from banks.models import Bank
 from beliefs.channels import vectors
@@ -45,8 +48,8 @@ def search(
     ``exact=True`` disables the index (a sequential scan): the ground truth benchmarks
     compare the index against. By default small banks are searched exactly — it costs a
     few milliseconds there, and an approximate graph walk through a big shared index can
-    miss the one live row of a tiny bank — banks with an index of their own merge a short
-    HNSW walk with its nearest lists, and other banks use HNSW. ``scope`` and ``vector``
+    miss the one live row of a tiny bank — banks with an index of their own read its nearest
+    lists (the largest merge a short HNSW walk), and other banks use HNSW. ``scope`` and ``vector``
     (the filters' SQL and the vector's text) spare recomputing what recall made once.
     """
     if exact is None:
@@ -57,6 +60,7 @@ def search(
         limit=limit,
         exact=exact,
         own_index_lists=bank.vector_index_lists,
+        own_index_walk=bank.vector_index_episodes >= settings.MEMORYHUB["VECTOR_INDEX_WALK_FROM"],
     )
     return [
         Hit(item_id=pk, channel=CHANNEL, rank=rank, score=1.0 - float(distance))

@@ -165,40 +165,48 @@ _INDEX_ORDER = "e.embedding <=> %s::vector"
 
 
 def nearest_episodes(
-    scope: EpisodeScope, *, vector: str, limit: int, exact: bool, own_index_lists: int | None
+    scope: EpisodeScope,
+    *,
+    vector: str,
+    limit: int,
+    exact: bool,
+    own_index_lists: int | None,
+    own_index_walk: bool = True,
 ) -> list[tuple[int, float]]:
     """``(id, distance)`` of the ``limit`` episodes in ``scope`` nearest to ``vector`` (``query_text``), nearest
     first.
 
-    Exact: the bank's rows, sorted. A bank with an IVFFlat index of its own: a short HNSW
-    walk and that index's nearest lists, merged. Otherwise a deep HNSW walk. The
-    approximate walks only choose which rows to visit; every distance returned is exact,
-    and sorting the candidates by it recovers the true top ``limit`` an approximate order
-    would have cut.
+    Exact: the bank's rows, sorted. A bank with an IVFFlat index of its own: that index's
+    nearest lists, merged with a short HNSW walk when ``own_index_walk`` (the largest
+    banks). Otherwise a deep HNSW walk. The approximate reads only choose which rows to
+    visit; every distance returned is exact, and sorting the candidates by it recovers the
+    true top ``limit`` an approximate order would have cut.
     """
     where, params = scope.sql, list(scope.params)
     if exact:
         sql = f"SELECT e.id, {_EXACT_ORDER} AS distance FROM beliefs_episode e WHERE {where} ORDER BY distance LIMIT %s"
         return scanned_rows(sql, [vector, *params, limit], {})
     if own_index_lists:
-        depth = max(limit, settings.MEMORYHUB["VECTOR_INDEX_DEPTH"])
         halfvec = f"halfvec({settings.MEMORYHUB['EMBEDDING_DIMENSIONS']})"
-        walk = f"SELECT e.id, {_INDEX_ORDER} AS distance FROM beliefs_episode e WHERE {where} ORDER BY 2 LIMIT %s"
-        # The bank's own IVFFlat index orders by this cast (its index expression); both walks return exact distances.
+        # The bank's own IVFFlat index orders by this cast (its index expression); the distance returned is exact.
         lists = (
             f"SELECT e.id, {_INDEX_ORDER} AS distance FROM beliefs_episode e WHERE {where}"
             f" ORDER BY e.embedding::{halfvec} <=> %s::{halfvec} LIMIT %s"
         )
-        sql = f"({walk}) UNION ALL ({lists})"
+        scan = {
+            "ivfflat.probes": index_probes(own_index_lists),
+            "ivfflat.iterative_scan": "relaxed_order",
+        }
+        if not own_index_walk:
+            # Twice the limit: the half-precision order and the exact one disagree only near the cut.
+            rows = scanned_rows(lists, [vector, *params, vector, 2 * limit], scan)
+            return sorted(set(rows), key=lambda row: (row[1], row[0]))[:limit]
+        depth = max(limit, settings.MEMORYHUB["VECTOR_INDEX_DEPTH"])
+        walk = f"SELECT e.id, {_INDEX_ORDER} AS distance FROM beliefs_episode e WHERE {where} ORDER BY 2 LIMIT %s"
         rows = scanned_rows(
-            sql,
+            f"({walk}) UNION ALL ({lists})",
             [vector, *params, depth, vector, *params, vector, depth],
-            {
-                **ITERATIVE,
-                "hnsw.ef_search": depth,
-                "ivfflat.probes": index_probes(own_index_lists),
-                "ivfflat.iterative_scan": "relaxed_order",
-            },
+            {**ITERATIVE, "hnsw.ef_search": depth, **scan},
         )
     else:
         sql = f"SELECT e.id, {_INDEX_ORDER} AS distance FROM beliefs_episode e WHERE {where} ORDER BY 2 LIMIT %s"

@@ -97,6 +97,9 @@ def seed(stack: Stack, banks: int, episodes: int) -> list[list[str]]:
             pass
         while consolidate(bank=bank).remaining:
             pass
+    from beliefs.services.vector_indexes import vector_indexes_refresh
+
+    print("banks' own vector indexes:", vector_indexes_refresh(), flush=True)  # as after any bulk import
     import redis
 
     redis.Redis.from_url(stack.redis_url).flushdb()  # the seed's own queued work and markers: already done inline

@@ -23,6 +23,7 @@ class TaskName(StrEnum):
     REFRESH_MENTAL_MODELS = "beliefs.tasks.refresh_mental_models_task"
     DEFENSE_RESCAN = "beliefs.tasks.defense_rescan_task"
     RUN_ERASURE = "beliefs.tasks.run_erasure_task"
+    REFRESH_BANK_VECTOR_INDEX = "beliefs.tasks.refresh_bank_vector_index_task"
 
 
 class Queue(StrEnum):
@@ -46,6 +47,7 @@ ROUTES: dict[str, Queue] = {
     TaskName.REFRESH_MENTAL_MODELS: Queue.BACKGROUND,
     TaskName.RUN_ERASURE: Queue.ERASURE,
     TaskName.DEFENSE_RESCAN: Queue.DEFENSE,
+    TaskName.REFRESH_BANK_VECTOR_INDEX: Queue.MAINTENANCE,
     "beliefs.tasks.requeue_stalled_batches_task": Queue.MAINTENANCE,
     "beliefs.tasks.resume_stalled_banks_task": Queue.MAINTENANCE,
     "beliefs.tasks.decay_beliefs_task": Queue.MAINTENANCE,
@@ -59,6 +61,7 @@ COALESCED: dict[str, str] = {
     TaskName.EXTRACT_BANK: "bank_id",
     TaskName.CONSOLIDATE_BANK: "bank_id",
     TaskName.REFRESH_MENTAL_MODELS: "bank_id",
+    TaskName.REFRESH_BANK_VECTOR_INDEX: "bank_id",
     TaskName.PROCESS_RETAIN_BATCH: "batch_id",
 }
 # A marker outlives a lost message by at most this long; the beat sweeps catch the rest.

@@ -17,6 +17,7 @@ from beliefs.services.vector_indexes import (
     bank_vector_index_refresh,
     index_lists,
     index_name,
+    vector_index_due,
     vector_indexes_refresh,
 )
 from memoryhub.embeddings import embed_query
@@ -27,9 +28,10 @@ HOSTS = [f"db-{n:02d}" for n in range(1, 9)]
 SIGNALS = ["disk latency high", "replica lag", "cpu saturation", "queue backlog", "certificate expiry"]
 
 
-def small_threshold():
-    """Settings under which 40 episodes make a large bank (a fresh object each time: they nest)."""
-    lowered = {"VECTOR_INDEX_MIN_EPISODES": 40, "EXACT_SEARCH_BELOW": 10}
+def small_threshold(**more):
+    """Settings under which 40 episodes make a large bank and an index built at 100 or more merges a walk (a fresh
+    object each time: they nest)."""
+    lowered = {"VECTOR_INDEX_MIN_EPISODES": 40, "EXACT_SEARCH_BELOW": 10, "VECTOR_INDEX_WALK_FROM": 100, **more}
     return override_settings(MEMORYHUB={**settings.MEMORYHUB, **lowered})
 
 
@@ -67,22 +69,29 @@ def test_a_large_bank_gets_an_index_of_its_own_and_its_search_reads_it(large_ban
     assert "ivfflat" in definition and f"WHERE (bank_id = {large_bank.pk})" in definition
     assert bank_vector_index_refresh(bank=large_bank) == "unchanged"
 
+    search_sql, plan = search_against_exact(large_bank)
+    assert "UNION ALL" not in search_sql and "hnsw" not in plan  # the bank's own lists alone
+    assert f"Index Scan using {index_name(large_bank.pk, 60, 10)}" in plan
+
+
+def search_against_exact(bank) -> tuple[str, str]:
+    """Search ``bank`` as a request would, assert the exact top 10 comes back; the search's SQL and its plan."""
     query = embed_query("replica lag on db-03")
     with transaction.atomic():
-        set_request_tenant(large_bank.tenant_id)  # as a request would: the request role, row-level security on
+        set_request_tenant(bank.tenant_id)  # as a request would: the request role, row-level security on
         with CaptureQueriesContext(connection) as queries:
-            approximate = semantic.search(bank=large_bank, query_vector=query, limit=10)
-        exact = semantic.search(bank=large_bank, query_vector=query, limit=10, exact=True)
+            approximate = semantic.search(bank=bank, query_vector=query, limit=10)
+        exact = semantic.search(bank=bank, query_vector=query, limit=10, exact=True)
         # The scan settings travel in the same request as the search ("save; set; search; restore"): explain the search.
         search_sql = next(
-            part for q in queries.captured_queries for part in q["sql"].split("; ") if "UNION ALL" in part
+            part for q in queries.captured_queries for part in q["sql"].split("; ") if "halfvec" in part
         )
         with connection.cursor() as cursor:
-            cursor.execute("SET LOCAL enable_seqscan = off")  # a 60-row table is cheaper to scan: ask what can serve
-            cursor.execute("EXPLAIN " + search_sql)
+            cursor.execute("SET LOCAL enable_seqscan = off")  # a small table is cheaper to scan: ask what can serve
+            cursor.execute("EXPLAIN " + search_sql, [])
             plan = "\n".join(row[0] for row in cursor.fetchall())
     assert [hit.item_id for hit in approximate] == [hit.item_id for hit in exact]
-    assert f"Index Scan using {index_name(large_bank.pk, 60, 10)}" in plan
+    return search_sql, plan
 
 
 @small_threshold()
@@ -94,6 +103,8 @@ def test_the_index_is_rebuilt_when_the_bank_doubles_and_dropped_when_it_shrinks(
     assert large_bank.vector_index_lists == index_lists(130) == 11 and large_bank.vector_index_episodes == 130
     names = {name for name in indexes_on_episodes() if name.startswith(f"beliefs_episode_ivf_b{large_bank.pk}_")}
     assert names == {index_name(large_bank.pk, 130, 11)}  # the first build is gone
+    search_sql, plan = search_against_exact(large_bank)  # built at 130 (>= 100): the lists and a short walk
+    assert "UNION ALL" in search_sql and f"Index Scan using {index_name(large_bank.pk, 130, 11)}" in plan
 
     for pk in Episode.objects.filter(bank=large_bank).order_by("id").values_list("id", flat=True)[:115]:
         episode_delete(bank=large_bank, episode_id=pk)
@@ -154,3 +165,43 @@ def test_the_command_builds_what_the_sweep_would(large_bank):
     assert out.getvalue().strip() == "built 1, rebuilt 0, dropped 0, unchanged 0"
     large_bank.refresh_from_db()
     assert large_bank.vector_index_lists == 10
+
+
+@small_threshold()
+def test_extraction_notices_a_bank_that_grew_past_the_threshold_and_its_index_is_built(transactional_db, eager_tasks):
+    from beliefs.tasks import extract_bank_task
+
+    bank = make_caller().bank
+    retain_texts(bank, alerts(30, seed=4))  # eager: extraction ran after the retain, below the threshold
+    bank.refresh_from_db()
+    assert bank.vector_index_lists is None and not vector_index_due(bank)
+    try:
+        retain_texts(bank, alerts(20, seed=5))  # 50 episodes: extraction enqueues the bank's build
+        bank.refresh_from_db()
+        assert bank.vector_index_lists == index_lists(50) and bank.vector_index_episodes == 50
+        assert index_name(bank.pk, 50, index_lists(50)) in indexes_on_episodes()
+        assert not vector_index_due(bank)
+        assert extract_bank_task(bank_id=bank.pk)["episodes"] == 0  # nothing new, nothing enqueued
+    finally:
+        with override_settings(MEMORYHUB={**settings.MEMORYHUB, "VECTOR_INDEX_MIN_EPISODES": 10**9}):
+            vector_indexes_refresh()
+
+
+@small_threshold(VECTOR_INDEX_MAX_BANKS=1)
+def test_only_the_largest_banks_hold_an_index(large_bank):
+    larger = make_caller().bank
+    retain_texts(larger, alerts(80, seed=6))
+    assert vector_indexes_refresh() == {"built": 1, "rebuilt": 0, "dropped": 0, "unchanged": 1}
+    larger.refresh_from_db()
+    large_bank.refresh_from_db()
+    assert larger.vector_index_lists == index_lists(80) and large_bank.vector_index_lists is None
+    assert not vector_index_due(large_bank)  # no room: extraction would not ask for a build either
+
+    retain_texts(large_bank, alerts(40, seed=7))  # now the larger of the two (100 against 80)
+    assert vector_indexes_refresh() == {"built": 1, "rebuilt": 0, "dropped": 1, "unchanged": 0}
+    larger.refresh_from_db()
+    large_bank.refresh_from_db()
+    assert larger.vector_index_lists is None and large_bank.vector_index_lists == index_lists(100)
+    assert {n for n in indexes_on_episodes() if n.startswith("beliefs_episode_ivf_")} == {
+        index_name(large_bank.pk, 100, index_lists(100))
+    }
