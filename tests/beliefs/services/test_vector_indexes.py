@@ -83,9 +83,7 @@ def search_against_exact(bank) -> tuple[str, str]:
             approximate = semantic.search(bank=bank, query_vector=query, limit=10)
         exact = semantic.search(bank=bank, query_vector=query, limit=10, exact=True)
         # The scan settings travel in the same request as the search ("save; set; search; restore"): explain the search.
-        search_sql = next(
-            part for q in queries.captured_queries for part in q["sql"].split("; ") if "halfvec" in part
-        )
+        search_sql = next(part for q in queries.captured_queries for part in q["sql"].split("; ") if "halfvec" in part)
         with connection.cursor() as cursor:
             cursor.execute("SET LOCAL enable_seqscan = off")  # a small table is cheaper to scan: ask what can serve
             cursor.execute("EXPLAIN " + search_sql, [])
