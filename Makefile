@@ -11,7 +11,7 @@ export TOKENIZERS_PARALLELISM := false
 # Benchmarks and tests load numpy before memoryhub (which sets the same): one BLAS thread, no idle spinning.
 export OPENBLAS_NUM_THREADS := 1
 
-.PHONY: setup system-deps run test test-fast docs fuzz bench eval bench-scale bench-consolidation eval-defense defense-cost eval-workloads bench-web chaos load route-cost lint stop clean client-models
+.PHONY: setup system-deps run test test-fast docs fuzz bench eval bench-scale bench-consolidation eval-defense defense-cost eval-workloads bench-web chaos load route-cost semantic-paths lint stop clean client-models
 
 system-deps:
 	@if ! command -v redis-server >/dev/null 2>&1; then \
@@ -142,6 +142,11 @@ load: setup
 # (about 5 minutes with ROUTE_COST_ARGS=--reuse after a load run, 8 seeding afresh).
 route-cost: setup
 	$(PY) benchmarks/load/route_cost.py $(ROUTE_COST_ARGS)
+
+# The semantic channel's ways of reading a bank (exact, shared HNSW walk, the bank's own IVFFlat lists) timed and
+# checked against exact search on the load run's banks (a minute or two after `make load`).
+semantic-paths: setup
+	$(PY) benchmarks/load/semantic_paths.py $(SEMANTIC_PATHS_ARGS)
 
 # Schema fuzzing at full size: schemathesis over /api/schema/, every operation (about 10 minutes on 2 cores).
 fuzz: setup
