@@ -84,6 +84,8 @@ class Episode(models.Model):
             models.Index(name="beliefs_episode_bank_subject", fields=["bank", "subject"]),
             models.Index(name="beliefs_episode_bank_source", fields=["bank", "source"]),
             models.Index(name="beliefs_episode_bank_thread", fields=["bank", "thread", "occurred_at", "id"]),
+            # Retain looks agent-written texts up by hash (an echo of what recall handed out).
+            models.Index(name="beliefs_episode_bank_content", fields=["bank", "content_hash"]),
             models.Index(
                 name="beliefs_episode_bank_timed",
                 fields=["bank", "occurred_at"],

@@ -16,8 +16,8 @@ from tests.helpers.processes import ROOT
 
 @pytest.fixture(autouse=True)
 def float_batches(settings, request):
-    """Batches one text at a time in float32 (the paths these tests pin to the model within 1e-5), unless a test is
-    marked ``bfloat16`` (batches grouped in bfloat16, within a cosine of the model)."""
+    """Batches in float32 (the paths these tests pin to the model within 1e-5), unless a test is marked ``bfloat16``
+    (batches grouped in bfloat16, within a cosine of the model)."""
     choice = "on" if request.node.get_closest_marker("bfloat16") else "off"
     settings.MEMORYHUB = {**settings.MEMORYHUB, "BFLOAT16_BATCHES": choice}
     embeddings._bfloat16_batches.cache_clear()
@@ -264,6 +264,24 @@ def test_length_groups_pad_little_and_keep_every_text_once():
     assert {4, 5, 9} in [set(group) for group in groups]  # 118, 120, 131: one batch with 9% padding
     # 24-26 and the forty 30s pad little together, but a batch holds 32: the 45 short notes take two batches.
     assert sorted(len(group) for group in groups if lengths[group[-1]] == 30) == [13, 32]
+
+
+def test_float32_batches_of_one_length_run_through_onnx_runtime_together_as_one_at_a_time_would(monkeypatch):
+    from memoryhub.onnx_encoder import OnnxQueryEncoder
+
+    assert not embeddings._bfloat16_batches()  # "off"
+    notes = [f"agent-{n} observed checkout on db-{n:02d}: latency {n * 37} ms" for n in range(10)]
+    texts = [*notes, "replica lag", "a longer note " * 30]
+    encoder = embeddings._query_encoder()
+    alone = np.stack([embeddings._embed_one(encoder, text) for text in texts])
+    shapes = []
+    real = OnnxQueryEncoder.__call__
+    monkeypatch.setattr(
+        OnnxQueryEncoder, "__call__", lambda self, ids, mask: shapes.append(ids.shape) or real(self, ids, mask)
+    )
+    vectors = embed_texts(texts)
+    assert np.abs(vectors - alone).max() < 1e-6
+    assert sorted(rows for rows, _ in shapes) == [1, 1, 10]  # the ten notes in one call; the others alone
 
 
 @pytest.mark.bfloat16
