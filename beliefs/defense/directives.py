@@ -314,6 +314,11 @@ _BARE_MEMORY_VERB = re.compile(
 
 
 # "It should be remembered that …", "let it be recorded that …": a memory instruction in the passive.
+# A frame's noun as the subject of a narrated event rather than the head of a rule that follows.
+_NARRATED = re.compile(
+    r"\s+(?:was|were|had|got|gets|did|changed|remained|stayed|went|came|used to|broke|failed|expired|ran|applied|"
+    r"blocked|dropped|allowed|matched|fired|caught)\b"
+)
 _PASSIVE_MEMORY = re.compile(
     r"\b(?:(?:should|must|shall|is to|needs? to|has to|will) be (?:remembered|noted|recorded|stored|saved|logged|"
     r"kept in mind|memori[sz]ed|treated as (?:a )?fact)|let it be (?:known|noted|recorded|remembered|stored))\b"
@@ -419,9 +424,11 @@ def _head_level(clause: str, addressed: bool, following: str) -> str | None:
             return MEMORY
         return MEMORY if addressed or _STRONG_MEMORY.search(clause) or "memory" in clause else ORDER
     frame = _FRAME.match(clause)
+    if frame and _NARRATED.match(clause, frame.end()):
+        frame = None  # "the default rules were replaced after the upgrade" tells what happened to some rules
     if frame:
         rest = clause[frame.end() :].lstrip(" ,:-–—")
-        payload = rest or following
+        payload = rest.strip(" .!") or following
         if payload or following:
             permanent = _PERMANENCE.search(frame.group(0)) or _PERSIST.search(clause)
             about_memory = _MEMORY_NOUN.search(frame.group(0)) or frame.group(0).startswith(("for future", "for later"))

@@ -721,4 +721,8 @@ SET_ASIDE_AND_VOIDED_NEGATIVES = [
     "The system prompt for our support bot lives in the config repo.",
     "Let's drop the previous approach and try caching instead.",
     "Cancel all of your previous meetings on Thursday, the offsite moved.",
+    # A rule's noun as the subject of what happened to it, not the head of a rule that follows.
+    "The default rules were replaced after the firewall upgrade.",
+    "The default policy was changed last week by the platform team.",
+    "New rules went live on the proxy this morning.",
 ]
