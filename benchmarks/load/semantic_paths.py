@@ -14,9 +14,10 @@ PostgreSQL and counts how many of the exact top 10 and top 50 it returns:
 Builds the banks' own indexes first when they have none (``vector_indexes_refresh``). Times are the client's
 wall time per query over the Unix socket: PostgreSQL's work plus a round trip.
 
-    .venv/bin/python benchmarks/load/semantic_paths.py [--queries 60]
+    .venv/bin/python benchmarks/load/semantic_paths.py [--queries 60] [--output semantic-paths]
 
-Results: ``benchmarks/results/semantic-paths.json``.
+Results: ``benchmarks/results/semantic-paths.json``. ``semantic-paths-5000.json`` is the same on five freshly seeded
+banks of 5,000 episodes (``run_load.seed`` with 5,000, ``MEMORYHUB_VECTOR_INDEX_MIN_EPISODES=4000``).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--queries", type=int, default=60)
     parser.add_argument("--banks", type=int, default=5)
+    parser.add_argument("--output", default="semantic-paths")
     args = parser.parse_args()
 
     stack = Stack("load", database="memoryhub_load")
@@ -119,7 +121,7 @@ def main() -> None:
                 }
                 print(f"{name:24s} {results[name]}", flush=True)
     write_result(
-        "semantic-paths",
+        args.output,
         {
             "machine": machine(),
             "queries": args.queries,
