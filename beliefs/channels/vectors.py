@@ -197,17 +197,16 @@ def nearest_episodes(
             "ivfflat.probes": index_probes(own_index_lists),
             "ivfflat.iterative_scan": "relaxed_order",
         }
-        if not own_index_walk:
-            # Twice the limit: the half-precision order and the exact one disagree only near the cut.
+        if own_index_walk:
+            depth = max(limit, settings.MEMORYHUB["VECTOR_INDEX_DEPTH"])
+            walk = f"SELECT e.id, {_INDEX_ORDER} AS distance FROM beliefs_episode e WHERE {where} ORDER BY 2 LIMIT %s"
+            rows = scanned_rows(
+                f"({walk}) UNION ALL ({lists})",
+                [vector, *params, depth, vector, *params, vector, depth],
+                {**ITERATIVE, "hnsw.ef_search": depth, **scan},
+            )
+        else:  # twice the limit: the half-precision order and the exact one disagree only near the cut
             rows = scanned_rows(lists, [vector, *params, vector, 2 * limit], scan)
-            return sorted(set(rows), key=lambda row: (row[1], row[0]))[:limit]
-        depth = max(limit, settings.MEMORYHUB["VECTOR_INDEX_DEPTH"])
-        walk = f"SELECT e.id, {_INDEX_ORDER} AS distance FROM beliefs_episode e WHERE {where} ORDER BY 2 LIMIT %s"
-        rows = scanned_rows(
-            f"({walk}) UNION ALL ({lists})",
-            [vector, *params, depth, vector, *params, vector, depth],
-            {**ITERATIVE, "hnsw.ef_search": depth, **scan},
-        )
     else:
         sql = f"SELECT e.id, {_INDEX_ORDER} AS distance FROM beliefs_episode e WHERE {where} ORDER BY 2 LIMIT %s"
         scan = {**ITERATIVE, "hnsw.ef_search": max(settings.MEMORYHUB["HNSW_EF_SEARCH"], limit)}

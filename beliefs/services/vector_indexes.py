@@ -172,8 +172,7 @@ def vector_indexes_refresh() -> dict[str, int]:
     with rls_bypass():
         sizes = dict(BankTextStats.objects.filter(doc_count__gte=threshold).values_list("bank_id", "doc_count"))
         banks = list(Bank.objects.filter(pk__in=sizes) | Bank.objects.filter(vector_index_lists__isnull=False))
-    largest = sorted(sizes, key=lambda pk: (-sizes[pk], pk))[: settings.MEMORYHUB["VECTOR_INDEX_MAX_BANKS"]]
-    chosen = set(largest)
+    chosen = set(sorted(sizes, key=lambda pk: (-sizes[pk], pk))[: settings.MEMORYHUB["VECTOR_INDEX_MAX_BANKS"]])
     for bank in sorted(banks, key=lambda bank: (bank.pk in chosen, bank.pk)):  # drops before builds
         counts[bank_vector_index_refresh(bank=bank, eligible=bank.pk in chosen)] += 1
     named = set().union(*(_current_names(bank) for bank in banks))
