@@ -333,7 +333,8 @@ MEMORYHUB = {
     "HNSW_RERANK_DEPTH": env_int("MEMORYHUB_HNSW_RERANK_DEPTH", 800),
     # Banks up to this many episodes are searched exactly (sequential scan) instead of by HNSW.
     "EXACT_SEARCH_BELOW": env_int("MEMORYHUB_EXACT_SEARCH_BELOW", 2000),
-    # Banks of this many episodes get an IVFFlat index of their own (beliefs.services.vector_indexes), at most
+    # Banks of this many episodes get an IVFFlat index (and a full-text GIN index) of their own
+    # (beliefs.services.vector_indexes), at most
     # VECTOR_INDEX_MAX_BANKS of them (the largest: every partial index costs each query on the table planning
     # time); their semantic search reads at least VECTOR_INDEX_MIN_PROBES of its lists. Banks whose index was
     # built at VECTOR_INDEX_WALK_FROM episodes or more also merge VECTOR_INDEX_DEPTH candidates of a short HNSW walk

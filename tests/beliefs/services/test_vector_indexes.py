@@ -10,13 +10,14 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext, override_settings
 
 from banks.models import Bank
-from beliefs.channels import semantic
+from beliefs.channels import keyword, semantic
 from beliefs.models import Episode
 from beliefs.services.forget.episodes import episode_delete
 from beliefs.services.vector_indexes import (
     bank_vector_index_refresh,
     index_lists,
     index_name,
+    keyword_index_name,
     vector_index_due,
     vector_indexes_refresh,
 )
@@ -74,6 +75,57 @@ def test_a_large_bank_gets_an_index_of_its_own_and_its_search_reads_it(large_ban
     assert f"Index Scan using {index_name(large_bank.pk, 60, 10)}" in plan
 
 
+def keyword_hits(bank, query: str) -> list[tuple[int, float]]:
+    """The keyword channel's hits for ``query`` as a request reads them (through the security-definer match)."""
+    with transaction.atomic():
+        set_request_tenant(bank.tenant_id)
+        return [(hit.item_id, round(hit.score, 6)) for hit in keyword.search(bank=bank, query_text=query, limit=20)]
+
+
+def keyword_match_plan(bank) -> str:
+    """Which full-text index PostgreSQL reads for the keyword channel's match in ``bank``: the plan of the body of
+    the function the request role calls, with the bank and a query in place of its parameters (the function plans
+    each call for its own values). On a table this small the planner would rather read the bank's rows through a
+    b-tree index, or all of them; b-trees and scans are set aside, in a transaction rolled back, so only the choice
+    between full-text indexes is left."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexname FROM pg_indexes WHERE tablename = 'beliefs_episode' AND indexdef LIKE '%% USING btree %%'"
+        )
+        for (name,) in cursor.fetchall():
+            cursor.execute(f'ALTER TABLE beliefs_episode DROP CONSTRAINT IF EXISTS "{name}" CASCADE')  # a key's index
+            cursor.execute(f'DROP INDEX IF EXISTS "{name}"')
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = 'memoryhub_keyword_candidates'")
+        body = cursor.fetchone()[0]
+        body = body.replace("(SELECT public.memoryhub_tenant())", str(bank.tenant_id)).replace("p_bank", str(bank.pk))
+        body = body.replace("p_query", "to_tsquery('simple', 'replica | lag')").replace("p_limit", "1500")
+        cursor.execute("EXPLAIN " + body)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+        transaction.set_rollback(True)
+    return plan
+
+
+@small_threshold()
+def test_the_bank_s_own_keyword_index_serves_its_full_text_match_with_the_same_hits(large_bank):
+    before = keyword_hits(large_bank, "replica lag on db-03")
+    assert before and "beliefs_episode_search_gin" in keyword_match_plan(large_bank)  # the index every bank shares
+
+    assert bank_vector_index_refresh(bank=large_bank) == "built"
+    definition = indexes_on_episodes()[keyword_index_name(large_bank.pk)]
+    assert "USING gin (search_vector)" in definition and f"WHERE (bank_id = {large_bank.pk})" in definition
+    plan = keyword_match_plan(large_bank)
+    assert f"Bitmap Index Scan on {keyword_index_name(large_bank.pk)}" in plan
+    assert "beliefs_episode_search_gin" not in plan
+    assert keyword_hits(large_bank, "replica lag on db-03") == before
+
+    # A bank that held its vector index before keyword indexes existed (or lost a build) gets one on the next refresh.
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP INDEX {keyword_index_name(large_bank.pk)}")
+    assert bank_vector_index_refresh(bank=large_bank) == "unchanged"
+    assert keyword_index_name(large_bank.pk) in indexes_on_episodes()
+
+
 def search_against_exact(bank) -> tuple[str, str]:
     """Search ``bank`` as a request would, assert the exact top 10 comes back; the search's SQL and its plan."""
     query = embed_query("replica lag on db-03")
@@ -101,6 +153,7 @@ def test_the_index_is_rebuilt_when_the_bank_doubles_and_dropped_when_it_shrinks(
     assert large_bank.vector_index_lists == index_lists(130) == 11 and large_bank.vector_index_episodes == 130
     names = {name for name in indexes_on_episodes() if name.startswith(f"beliefs_episode_ivf_b{large_bank.pk}_")}
     assert names == {index_name(large_bank.pk, 130, 11)}  # the first build is gone
+    assert keyword_index_name(large_bank.pk) in indexes_on_episodes()  # kept: nothing in it depends on the size
     search_sql, plan = search_against_exact(large_bank)  # built at 130 (>= 100): the lists and a short walk
     assert "UNION ALL" in search_sql and f"Index Scan using {index_name(large_bank.pk, 130, 11)}" in plan
 
@@ -110,6 +163,7 @@ def test_the_index_is_rebuilt_when_the_bank_doubles_and_dropped_when_it_shrinks(
     large_bank.refresh_from_db()
     assert large_bank.vector_index_lists is None and large_bank.vector_index_episodes == 0
     assert not any(name.startswith(f"beliefs_episode_ivf_b{large_bank.pk}_") for name in indexes_on_episodes())
+    assert keyword_index_name(large_bank.pk) not in indexes_on_episodes()  # dropped with it
     hits = semantic.search(bank=large_bank, query_vector=embed_query("replica lag"), limit=5)
     assert len(hits) == 5  # back on the shared index
 
@@ -124,9 +178,9 @@ def test_the_sweep_builds_for_large_banks_only_and_drops_the_index_of_a_forgotte
     assert vector_indexes_refresh() == {"built": 0, "rebuilt": 0, "dropped": 0, "unchanged": 1}
     name = index_name(large_bank.pk, 60, 10)
     Bank.objects.filter(pk=large_bank.pk).delete()  # as forgetting a bank does; its index stays until the sweep
-    assert name in indexes_on_episodes()
+    assert {name, keyword_index_name(large_bank.pk)} <= set(indexes_on_episodes())
     assert vector_indexes_refresh()["dropped"] == 1
-    assert name not in indexes_on_episodes()
+    assert not {name, keyword_index_name(large_bank.pk)} & set(indexes_on_episodes())
 
 
 @small_threshold()
