@@ -334,11 +334,10 @@ MEMORYHUB = {
     # Banks up to this many episodes are searched exactly (sequential scan) instead of by HNSW.
     "EXACT_SEARCH_BELOW": env_int("MEMORYHUB_EXACT_SEARCH_BELOW", 2000),
     # Banks of this many episodes get an IVFFlat index (and a full-text GIN index) of their own
-    # (beliefs.services.vector_indexes), at most
-    # VECTOR_INDEX_MAX_BANKS of them (the largest: every partial index costs each query on the table planning
-    # time); their semantic search reads at least VECTOR_INDEX_MIN_PROBES of its lists. Banks whose index was
-    # built at VECTOR_INDEX_WALK_FROM episodes or more also merge VECTOR_INDEX_DEPTH candidates of a short HNSW walk
-    # with as many of its lists.
+    # (beliefs.services.vector_indexes), at most VECTOR_INDEX_MAX_BANKS of them (the largest: every partial index
+    # costs each query on the table planning time); their semantic search reads at least VECTOR_INDEX_MIN_PROBES of
+    # its lists. Banks whose index was built at VECTOR_INDEX_WALK_FROM episodes or more also merge
+    # VECTOR_INDEX_DEPTH candidates of a short HNSW walk with as many of its lists.
     "VECTOR_INDEX_MIN_EPISODES": env_int("MEMORYHUB_VECTOR_INDEX_MIN_EPISODES", 10_000),
     "VECTOR_INDEX_MAX_BANKS": env_int("MEMORYHUB_VECTOR_INDEX_MAX_BANKS", 200),
     "VECTOR_INDEX_WALK_FROM": env_int("MEMORYHUB_VECTOR_INDEX_WALK_FROM", 50_000),

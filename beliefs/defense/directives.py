@@ -313,12 +313,12 @@ _BARE_MEMORY_VERB = re.compile(
 )
 
 
-# "It should be remembered that …", "let it be recorded that …": a memory instruction in the passive.
 # A frame's noun as the subject of a narrated event rather than the head of a rule that follows.
 _NARRATED = re.compile(
     r"\s+(?:was|were|had|got|gets|did|changed|remained|stayed|went|came|used to|broke|failed|expired|ran|applied|"
     r"blocked|dropped|allowed|matched|fired|caught)\b"
 )
+# "It should be remembered that …", "let it be recorded that …": a memory instruction in the passive.
 _PASSIVE_MEMORY = re.compile(
     r"\b(?:(?:should|must|shall|is to|needs? to|has to|will) be (?:remembered|noted|recorded|stored|saved|logged|"
     r"kept in mind|memori[sz]ed|treated as (?:a )?fact)|let it be (?:known|noted|recorded|remembered|stored))\b"

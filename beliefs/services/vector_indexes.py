@@ -114,11 +114,6 @@ def _needs(bank: Bank, episodes: int, *, eligible: bool | None = None) -> str:
     return "rebuild" if grown_or_shrunk or bank.vector_index_lists != index_lists(built_at) else ""
 
 
-def _existing_indexes() -> set[str]:
-    """Names of every per-bank IVFFlat index on the episode table."""
-    return {name for name in _episode_indexes() if _NAME.match(name)}
-
-
 def _episode_indexes() -> dict[str, bool]:
     """Every index on the episode table, and whether it is valid (an interrupted concurrent build leaves one that
     is not, and that PostgreSQL keeps up to date but never reads)."""
@@ -147,12 +142,12 @@ def _build(bank_id: int, episodes: int, lists: int) -> None:
         conn.execute(statement)
 
 
-def _keyword_index_ensure(bank_id: int) -> bool:
-    """Build the bank's own GIN index unless a valid one is there; whether one was built."""
+def _keyword_index_ensure(bank_id: int) -> None:
+    """Build the bank's own GIN index unless a valid one is there."""
     name = keyword_index_name(bank_id)
     valid = _episode_indexes().get(name)
     if valid:
-        return False
+        return
     if valid is False:  # a build that was interrupted: CREATE … IF NOT EXISTS would keep it as it is
         _drop(name)
     statement = sql.SQL(
@@ -161,7 +156,6 @@ def _keyword_index_ensure(bank_id: int) -> bool:
     ).format(name=sql.Identifier(name), bank=sql.Literal(int(bank_id)))
     with maintenance_session() as conn:
         conn.execute(statement)
-    return True
 
 
 def _drop(name: str) -> None:
@@ -219,13 +213,12 @@ def vector_indexes_refresh() -> dict[str, int]:
     for bank in sorted(banks, key=lambda bank: (bank.pk in chosen, bank.pk)):  # drops before builds
         counts[bank_vector_index_refresh(bank=bank, eligible=bank.pk in chosen)] += 1
     named = set().union(*(_current_names(bank) for bank in banks))
-    for name in sorted(_existing_indexes() - named):
-        _drop(name)
-        counts["dropped"] += 1
-    # A forgotten bank's keyword index goes with its vector index (counted with it above).
     holders = {bank.pk for bank in banks if bank.vector_index_lists is not None}
     for name in sorted(_episode_indexes()):
-        match = _KEYWORD_NAME.match(name)
-        if match and int(match.group(1)) not in holders:
+        if _NAME.match(name) and name not in named:
+            _drop(name)
+            counts["dropped"] += 1
+        # A forgotten bank's keyword index goes with its vector index (counted with it).
+        elif (match := _KEYWORD_NAME.match(name)) and int(match.group(1)) not in holders:
             _drop(name)
     return counts
