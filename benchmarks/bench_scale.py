@@ -132,6 +132,10 @@ def load_bank(
 def build_indexes(bank) -> dict:
     from django.db import connection
 
+    from beliefs.models import Episode
+
+    # The graph the migrations define, with its options (what every retain inserts with).
+    graph = next(index for index in Episode._meta.indexes if index.name == "beliefs_episode_embedding_hnsw")
     timings = {}
     with connection.cursor() as cursor:
         cursor.execute("SET maintenance_work_mem = '6GB'")
@@ -139,7 +143,8 @@ def build_indexes(bank) -> dict:
         with Timer() as t:
             cursor.execute(
                 "CREATE INDEX beliefs_episode_embedding_hnsw ON beliefs_episode"
-                " USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 128)"
+                " USING hnsw (embedding vector_cosine_ops)"
+                f" WITH (m = {graph.m}, ef_construction = {graph.ef_construction})"
             )
         timings["hnsw_build_s"] = round(t.seconds, 1)
         with Timer() as t:

@@ -71,11 +71,15 @@ class Episode(models.Model):
             ),
         ]
         indexes = [
+            # Every retained episode is inserted into this graph: the candidate list of an insert
+            # (ef_construction) is most of an episode's write cost; at 64 (pgvector's default) an insert costs
+            # about half of what it did at 128, and walks find the same neighbours
+            # (docs/development/decisions/episode-graph-insert-effort.md).
             HnswIndex(
                 name="beliefs_episode_embedding_hnsw",
                 fields=["embedding"],
                 m=16,
-                ef_construction=128,
+                ef_construction=64,
                 opclasses=["vector_cosine_ops"],
             ),
             GinIndex(name="beliefs_episode_search_gin", fields=["search_vector"]),
