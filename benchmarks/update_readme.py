@@ -421,6 +421,14 @@ def load_table(r: dict) -> str:
             )
             + ".",
         ]
+        windows = sustained.get("recall_windows")
+        if windows:
+            lines += [
+                "",
+                f"Recall p95 per {windows['window_s']}-second window of that run: within 300 ms in "
+                f"{windows['within_300_ms']:.0%} of {windows['windows']} windows, median window "
+                f"{windows['median_window_p95_ms']:g} ms, worst {windows['worst_window_p95_ms']:g} ms.",
+            ]
     return "\n".join(lines)
 
 

@@ -11,7 +11,9 @@
    offer as much as the server answers, so it runs at saturation and its latencies are queueing.
 4. The sustained run (``--sustain``, 30 requests/s by default, 0 skips it): the same agents paced at that
    total rate for ``--minutes``, after the main run (on the banks it grew): whether the rate holds with
-   recall p95 within its bound, the floor's question, asked directly.
+   recall p95 within its bound, the floor's question, asked directly. Its recall p95 is also given per
+   10-second window (``recall_windows``): a run's p95 made by a few bad stretches reads differently from one
+   spread evenly.
 
 Per route: requests, sustained requests/s, p50/p95/p99, error rate. Locust runs as its
 own process (``benchmarks/load/locustfile.py``) so its gevent loop never shares a
@@ -34,7 +36,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from agent_calls import MIX  # noqa: E402
+from agent_calls import MIX, RECALL  # noqa: E402
 from common import machine, write_result  # noqa: E402
 from stack import ROOT, Stack  # noqa: E402
 
@@ -237,7 +239,7 @@ def run_locust(stack: Stack, targets, *, users: int, seconds: int, rate: float |
         env["MEMORYHUB_LOAD_RATE"] = str(rate / users)
     command = [LOCUST, "-f", str(HERE / "locustfile.py"), "--headless", "--host", stack.base_url]
     command += ["-u", str(users), "-r", str(users), "--run-time", f"{seconds}s", "--csv", str(prefix)]
-    command += ["--only-summary", "--loglevel", "WARNING"]
+    command += ["--csv-full-history", "--only-summary", "--loglevel", "WARNING"]
     subprocess.run(command, env=env, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     routes = {}
     with open(f"{prefix}_stats.csv") as handle:
@@ -252,6 +254,30 @@ def run_locust(stack: Stack, targets, *, users: int, seconds: int, rate: float |
                 "error_rate": round(int(row["Failure Count"]) / count, 4) if count else 0.0,
             }
     return routes
+
+
+def recall_windows(prefix: Path, *, seconds: int = 10, floor_ms: float = 300) -> dict:
+    """The recall route's p95 over consecutive ``seconds``-long windows of a run (locust's full history keeps each
+    route's percentiles over its last 10 seconds, once a second): whether a run's p95 is spread evenly or made
+    by a few bad stretches."""
+    with open(f"{prefix}_stats_history.csv") as handle:
+        rows = [row for row in csv.DictReader(handle) if row["Name"] == RECALL and row["95%"] not in ("", "N/A")]
+    if not rows:
+        return {}
+    start = int(rows[0]["Timestamp"])
+    by_second = {int(row["Timestamp"]) - start: float(row["95%"]) for row in rows}
+    windows = [by_second[t] for t in sorted(by_second) if t >= seconds and t % seconds == 0]
+    if not windows:
+        return {}
+    ordered = sorted(windows)
+    return {
+        "window_s": seconds,
+        "windows": len(windows),
+        f"within_{floor_ms:g}_ms": round(sum(w <= floor_ms for w in windows) / len(windows), 3),
+        "median_window_p95_ms": ordered[len(ordered) // 2],
+        "worst_window_p95_ms": ordered[-1],
+        "p95_by_window_ms": windows,
+    }
 
 
 def main() -> None:
@@ -335,7 +361,12 @@ def main() -> None:
                     rate=args.sustain,
                     prefix=out / "sustained",
                 )
-            sustained = {"offered_rps": args.sustain, "routes": routes, "cores": meter.cores()}
+            sustained = {
+                "offered_rps": args.sustain,
+                "routes": routes,
+                "cores": meter.cores(),
+                "recall_windows": recall_windows(out / "sustained"),
+            }
             drains["sustained"] = wait_for_background(stack)
             print(f"sustained: {routes.get('Aggregated')}, recall {routes.get('recall (budget 512)')}", flush=True)
     finally:
