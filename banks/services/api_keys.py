@@ -36,6 +36,7 @@ from django.utils import timezone
 from banks.models import API_KEY_SCOPES, ApiKey, Bank, Tenant, default_scopes
 from banks.permissions import Role
 from banks.services import owner_functions
+from memoryhub.compiled import compiled_rows
 
 _LAST_USED_RESOLUTION = timedelta(minutes=1)
 
@@ -237,6 +238,25 @@ def _audit_cascade(*, actor: str | None, ids: list[int], reason: str) -> list[st
     return prefixes
 
 
+# Every API request authenticates, and building and compiling this query each time cost Django about four times
+# what PostgreSQL spends answering it (1.3 ms of a request's CPU, 0.25 ms from the compiled text). The key's tenant
+# and bank load on first use; the request path reads their ids only. The stand-in is no prefix (eight hex digits).
+_active_keys = compiled_rows(
+    lambda prefix: (
+        ApiKey.objects.filter(prefix=prefix, revoked_at__isnull=True)
+        .filter(Q(created_by__isnull=True) | Q(created_by__is_active=True))
+        .order_by("pk")[:1]
+    ),
+    prefix="<prefix stand-in>",
+)
+
+
+def _active_key(*, prefix: str) -> ApiKey | None:
+    """The key of this prefix if it is not revoked and its creator's account (if a person made it) is active."""
+    keys = _active_keys(prefix=prefix)
+    return keys[0] if keys else None
+
+
 def api_key_authenticate(*, raw_key: str) -> ApiKey | None:
     """The active key matching ``raw_key``, or ``None``. Records last use (at most once a minute).
 
@@ -245,12 +265,7 @@ def api_key_authenticate(*, raw_key: str) -> ApiKey | None:
     parts = raw_key.split("_")
     if len(parts) < 3 or parts[0] != "mh":
         return None
-    api_key = (
-        ApiKey.objects.select_related("tenant", "bank")
-        .filter(prefix=parts[1], revoked_at__isnull=True)
-        .filter(Q(created_by__isnull=True) | Q(created_by__is_active=True))
-        .first()
-    )
+    api_key = _active_key(prefix=parts[1])
     if api_key is None or not hmac.compare_digest(api_key.secret_hash, _digest(raw_key)):
         return None
     now = timezone.now()

@@ -297,3 +297,24 @@ def datetime_from(value: str):
     from datetime import datetime
 
     return datetime.fromisoformat(value)
+
+
+def test_authenticating_a_key_is_one_statement_and_its_tenant_and_bank_load_when_read(caller):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from banks.services.api_keys import api_key_authenticate
+
+    issued = api_key_issue(tenant=caller.tenant, name="one", bank=caller.bank, scopes=["read"])
+    assert api_key_authenticate(raw_key=issued.raw_key).pk == issued.api_key.pk  # records its first use
+    with CaptureQueriesContext(connection) as queries:
+        key = api_key_authenticate(raw_key=issued.raw_key)
+    assert len(queries) == 1 and "banks_apikey" in queries[0]["sql"]
+    assert (key.pk, key.tenant_id, key.bank_id) == (issued.api_key.pk, caller.tenant.pk, caller.bank.pk)
+    assert key.scopes == ["read"]
+    assert (key.tenant.slug, key.bank.slug) == (caller.tenant.slug, caller.bank.slug)
+    # A bearer naming the statement's stand-in, or another tenant's prefix with this secret, finds nothing.
+    secret = issued.raw_key.split("_", 2)[2]
+    assert api_key_authenticate(raw_key=f"mh_<prefix stand-in>_{secret}") is None
+    other = api_key_issue(tenant=make_caller().tenant, name="x")
+    assert api_key_authenticate(raw_key=f"mh_{other.api_key.prefix}_{secret}") is None
