@@ -1,7 +1,7 @@
 """Querysets on every request's path, compiled to SQL once instead of on each call.
 
-Django builds and compiles a queryset's SQL on every evaluation. For the few small lookups every API request
-makes (its key, its bank) that cost several times what PostgreSQL spends answering them. ``compiled_rows``
+Django builds and compiles a queryset's SQL on every evaluation; for the few small lookups every API request
+makes (its key, its bank) that costs several times what PostgreSQL spends answering them. ``compiled_rows``
 compiles a queryset once with stand-in values, finds each stand-in again among the compiled parameters, and
 from then on runs the SQL text with the call's own values as model rows (``Manager.raw``: the model's own
 columns, related objects loaded on first use).
