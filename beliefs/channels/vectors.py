@@ -31,6 +31,7 @@ from pgvector.django import CosineDistance
 
 from banks.models import Bank
 from beliefs.channels.filters import EpisodeScope
+from beliefs.models.embedding_field import vector_text
 
 # What each scan mode sets. Exact: the planner may not walk a vector index (a sequential or B-tree scan, then an
 # exact sort). Approximate: HNSW and IVFFlat walks keep going until the LIMIT is met after filtering.
@@ -107,8 +108,8 @@ def candidate_depth(limit: int) -> int:
 
 
 def query_text(query_vector: np.ndarray) -> str:
-    """The vector as pgvector's text input, made once per recall (nine significant digits: every float32 exactly)."""
-    return "[" + ",".join([format(value, ".9g") for value in query_vector.tolist()]) + "]"
+    """The vector as pgvector's text input, made once per recall (``vector_text``: every float32 exactly)."""
+    return vector_text(query_vector)
 
 
 def scanned_rows(sql: str, params: list, scan: Mapping[str, object]) -> list[tuple]:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
-from pgvector.django import HnswIndex, VectorField
+from pgvector.django import HnswIndex
 
 from banks.models import Bank, Tenant
 from beliefs.engine import confidence
+from beliefs.models.embedding_field import EmbeddingField
 from beliefs.models.episodes import EMBEDDING_DIMENSIONS, SEARCH_CONFIG
 
 
@@ -51,7 +52,7 @@ class Belief(models.Model):
     formed_at = models.DateTimeField(help_text="When the bank learned enough to hold it (recorded time).")
     updated_at = models.DateTimeField(auto_now=True)
     version = models.PositiveIntegerField(default=1)
-    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS)
+    embedding = EmbeddingField(dimensions=EMBEDDING_DIMENSIONS)
     search_vector = models.GeneratedField(
         expression=SearchVector("statement", config=SEARCH_CONFIG),
         output_field=SearchVectorField(),

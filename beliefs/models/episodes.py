@@ -6,9 +6,10 @@ from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 from django.utils import timezone
-from pgvector.django import HnswIndex, VectorField
+from pgvector.django import HnswIndex
 
 from banks.models import Bank, Tenant
+from beliefs.models.embedding_field import EmbeddingField
 
 EMBEDDING_DIMENSIONS = 384
 SEARCH_CONFIG = "english"
@@ -45,7 +46,7 @@ class Episode(models.Model):
     content_hash = models.CharField(max_length=64)
     dedupe_key = models.CharField(max_length=160)
     token_count = models.PositiveIntegerField(default=0)
-    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS)
+    embedding = EmbeddingField(dimensions=EMBEDDING_DIMENSIONS)
     search_vector = models.GeneratedField(
         expression=SearchVector("content", config=SEARCH_CONFIG),
         output_field=SearchVectorField(),

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from django.db import models
-from pgvector.django import VectorField
 
 from banks.models import Bank, Tenant
+from beliefs.models.embedding_field import EmbeddingField
 from beliefs.models.episodes import EMBEDDING_DIMENSIONS
 
 
@@ -19,7 +19,7 @@ class Play(models.Model):
     segment = models.CharField(max_length=100, blank=True, default="")
     signature = models.CharField(max_length=200, blank=True, default="", help_text="The alert it is about, if any.")
     review_item = models.ForeignKey("reviews.ReviewItem", on_delete=models.SET_NULL, null=True, related_name="+")
-    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS)
+    embedding = EmbeddingField(dimensions=EMBEDDING_DIMENSIONS)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
