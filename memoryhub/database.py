@@ -156,6 +156,14 @@ SETTINGS_FILE = "memoryhub.conf"
 _INCLUDE = f"include_if_exists = '{SETTINGS_FILE}'"
 
 
+# A checkpoint every 15 minutes instead of PostgreSQL's 5. After each one, the first change to every page writes
+# the whole page to the WAL, and a retain's insert into the episode graph changes pages all over it: on 2 cores at
+# 30 requests/s the minute after a checkpoint held the run's worst recall latencies (docs/benchmarks/load.md).
+# Fewer checkpoints write fewer whole pages; a crash replays up to 15 minutes of WAL (about 1 GB at that rate)
+# instead of 5. ``max_wal_size`` leaves room for that much, so that time, not WAL volume, starts them.
+CHECKPOINTS = {"checkpoint_timeout": "15min", "max_wal_size": "2GB"}
+
+
 def embedded_server_settings() -> dict[str, str]:
     """What the embedded server is started with.
 
@@ -164,13 +172,11 @@ def embedded_server_settings() -> dict[str, str]:
     100,000 episodes recall spent about 26 ms of PostgreSQL CPU with 128 MB and 22 ms with 2 GB (alternating runs
     of ``benchmarks/bench_cpu.py``). ``MEMORYHUB_PG_SHARED_BUFFERS`` sets it (PostgreSQL units, e.g. ``4GB``);
     by default a quarter of the memory this machine or its container has, between 128 MB and 2 GB. The memory is
-    reserved, not used, until pages are read into it.
+    reserved, not used, until pages are read into it. ``CHECKPOINTS``: how often the server writes a checkpoint.
     """
     configured = os.environ.get("MEMORYHUB_PG_SHARED_BUFFERS", "").strip()
-    if configured:
-        return {"shared_buffers": configured}
     quarter_mb = _memory_bytes() // 4 // 2**20
-    return {"shared_buffers": f"{max(128, min(2048, quarter_mb))}MB"}
+    return {"shared_buffers": configured or f"{max(128, min(2048, quarter_mb))}MB", **CHECKPOINTS}
 
 
 def write_server_settings(pgdata: Path) -> None:

@@ -72,7 +72,11 @@ def test_the_embedded_server_starts_with_memoryhub_s_settings_and_an_operator_s_
     from memoryhub.database import SETTINGS_FILE, embedded_server_settings
 
     monkeypatch.setenv("MEMORYHUB_PG_SHARED_BUFFERS", "192MB")
-    assert embedded_server_settings() == {"shared_buffers": "192MB"}
+    assert embedded_server_settings() == {
+        "shared_buffers": "192MB",
+        "checkpoint_timeout": "15min",
+        "max_wal_size": "2GB",
+    }
     with tempfile.TemporaryDirectory(prefix="mh", dir="/tmp") as tmp:
         data_dir = Path(tmp)
         socket_dir = ensure_embedded_server(data_dir)
@@ -80,8 +84,12 @@ def test_the_embedded_server_starts_with_memoryhub_s_settings_and_an_operator_s_
             connect = {"host": str(socket_dir), "dbname": APP_DATABASE, "user": MAINTENANCE_ROLE}
             with psycopg.connect(**connect) as conn:  # the very first start (a new directory) already has it
                 assert conn.execute("SHOW shared_buffers").fetchone() == ("192MB",)
+                assert conn.execute("SHOW checkpoint_timeout").fetchone() == ("15min",)
+                assert conn.execute("SHOW max_wal_size").fetchone() == ("2GB",)
             pgdata = data_dir / "pg"
-            assert (pgdata / SETTINGS_FILE).read_text() == "shared_buffers = '192MB'\n"
+            assert (pgdata / SETTINGS_FILE).read_text() == (
+                "shared_buffers = '192MB'\ncheckpoint_timeout = '15min'\nmax_wal_size = '2GB'\n"
+            )
             # A changed setting is written for the next start; the running server keeps its own until then.
             monkeypatch.setenv("MEMORYHUB_PG_SHARED_BUFFERS", "160MB")
             stop_embedded_server(data_dir)
