@@ -429,6 +429,10 @@ def load_table(r: dict) -> str:
                 f"{windows['within_300_ms']:.0%} of {windows['windows']} windows, median window "
                 f"{windows['median_window_p95_ms']:g} ms, worst {windows['worst_window_p95_ms']:g} ms.",
             ]
+        checkpoints = sustained.get("checkpoints_started_at_s")
+        if checkpoints is not None:
+            when = ", ".join(f"{seconds:g} s" for seconds in checkpoints) if checkpoints else "none"
+            lines += ["", f"PostgreSQL checkpoints started during that run at: {when}."]
     return "\n".join(lines)
 
 

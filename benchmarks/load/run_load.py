@@ -211,6 +211,52 @@ class CpuMeter:
         return result
 
 
+class CheckpointWatch:
+    """When PostgreSQL started checkpoints during a run, in seconds from its start (polled every 2 s).
+
+    After a checkpoint starts, the first change to each page writes the whole page to the WAL: the minute after
+    one costs the machine noticeably more (docs/benchmarks/load.md), so a run says where its checkpoints fell.
+    """
+
+    def __init__(self):
+        self.started_at_s: list[float] = []
+        self._stop = None
+
+    @staticmethod
+    def _count() -> int:
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT num_timed + num_requested FROM pg_stat_checkpointer")
+            return int(cursor.fetchone()[0])
+
+    def __enter__(self):
+        import threading
+
+        self._stop = threading.Event()
+        self.started = time.monotonic()
+        first = self._count()
+
+        def loop():
+            from django.db import connection
+
+            seen = first
+            while not self._stop.wait(2.0):
+                now = self._count()
+                if now > seen:
+                    self.started_at_s += [round(time.monotonic() - self.started)] * (now - seen)
+                    seen = now
+            connection.close()
+
+        self._thread = threading.Thread(target=loop, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+
 def wait_for_background(stack: Stack, timeout: float = 900) -> float:
     """Wait until no Celery task is queued or running (a retain's extraction and consolidation); seconds waited.
 
@@ -339,10 +385,10 @@ def main() -> None:
             print(f"  step {rate:g} req/s: {steps[-1]}", flush=True)
         base = steps[0]["p95_ms"] if steps else None
         knee = next((s for s in steps if base and s["p95_ms"] >= 2 * base), None)
-        main_routes, cores = {}, {}
+        main_routes, cores, main_checkpoints = {}, {}, None
         if not args.skip_main:
             print(f"main run: {args.users} agents for {args.minutes} minutes...", flush=True)
-            with CpuMeter(stack) as meter:
+            with CpuMeter(stack) as meter, CheckpointWatch() as main_checkpoints:
                 main_routes = run_locust(
                     stack, targets, users=args.users, seconds=int(args.minutes * 60), rate=None, prefix=out / "main"
                 )
@@ -352,7 +398,7 @@ def main() -> None:
         sustained = None
         if args.sustain:
             print(f"sustained run: {args.sustain:g} requests/s for {args.minutes} minutes...", flush=True)
-            with CpuMeter(stack) as meter:
+            with CpuMeter(stack) as meter, CheckpointWatch() as checkpoints:
                 routes = run_locust(
                     stack,
                     targets,
@@ -366,6 +412,7 @@ def main() -> None:
                 "routes": routes,
                 "cores": meter.cores(),
                 "recall_windows": recall_windows(out / "sustained"),
+                "checkpoints_started_at_s": checkpoints.started_at_s,
             }
             drains["sustained"] = wait_for_background(stack)
             print(f"sustained: {routes.get('Aggregated')}, recall {routes.get('recall (budget 512)')}", flush=True)
@@ -393,6 +440,8 @@ def main() -> None:
         "main": main_routes,
         # Average cores each role kept busy in the main run (the machine has 2; the load generator is not counted).
         "main_cores": cores,
+        # Seconds into the main run at which PostgreSQL started a checkpoint.
+        "main_checkpoints_started_at_s": main_checkpoints.started_at_s if main_checkpoints else None,
         # Paced at the floor's rate for as long as the main run, after it.
         "sustained": sustained,
         "steps": steps,
