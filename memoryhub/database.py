@@ -174,9 +174,11 @@ def embedded_server_settings() -> dict[str, str]:
     by default a quarter of the memory this machine or its container has, between 128 MB and 2 GB. The memory is
     reserved, not used, until pages are read into it. ``CHECKPOINTS``: how often the server writes a checkpoint.
     """
-    configured = os.environ.get("MEMORYHUB_PG_SHARED_BUFFERS", "").strip()
-    quarter_mb = _memory_bytes() // 4 // 2**20
-    return {"shared_buffers": configured or f"{max(128, min(2048, quarter_mb))}MB", **CHECKPOINTS}
+    shared_buffers = os.environ.get("MEMORYHUB_PG_SHARED_BUFFERS", "").strip()
+    if not shared_buffers:
+        quarter_mb = _memory_bytes() // 4 // 2**20
+        shared_buffers = f"{max(128, min(2048, quarter_mb))}MB"
+    return {"shared_buffers": shared_buffers, **CHECKPOINTS}
 
 
 def write_server_settings(pgdata: Path) -> None:

@@ -219,7 +219,7 @@ class CheckpointWatch:
     """
 
     def __init__(self):
-        self.started_at_s: list[float] = []
+        self.started_at_s: list[int] = []
         self._stop = None
 
     @staticmethod
