@@ -148,8 +148,14 @@ def decoded_base64(run: str) -> str | None:
     return decoded if len(decoded) >= 8 and printable / len(decoded) > 0.95 else None
 
 
-def decoded_runs(text: str):
-    """``(start, end, decoded, how)`` for each URL-encoded or base64 run that decodes to readable text."""
+@lru_cache(maxsize=4)
+def decoded_runs(text: str) -> tuple[tuple[int, int, str, str], ...]:
+    """``(start, end, decoded, how)`` for each URL-encoded or base64 run that decodes to readable text. Kept for the
+    last few texts: the secrets scan and the injection markers read the same text one after the other."""
+    return tuple(_decoded_runs(text))
+
+
+def _decoded_runs(text: str):
     if "%" in text:
         for match in _URL_RUN.finditer(text):
             try:

@@ -40,7 +40,7 @@ _RECALL_ID = re.compile(r"(?:episode|belief|fact|play):[0-9]{1,19}\Z")
 #: The server's injection families and its recall-echo marker (a test holds this list to the server's).
 KNOWN_FLAGS = (
     "memory_directive", "override", "multilingual_override", "persona", "prompt_leak", "role_marker", "tool_call",
-    "markup_exfiltration", "homoglyph", "hidden_unicode", "classifier", "recall_echo",
+    "markup_exfiltration", "homoglyph", "hidden_unicode", "obfuscated", "classifier", "recall_echo",
 )  # fmt: skip
 UNKNOWN_FLAG = "unknown"
 INVALID = "invalid"
