@@ -254,14 +254,46 @@ MULTILINGUAL = [
     r"\b(?:ignore|esqueça|esqueca|desconsidere)\b[^.\n]{0,30}\b(?:instruções|instrucoes|regras)\b",
     r"\b(?:negeer|vergeet)\b[^.\n]{0,30}\b(?:instructies|regels)\b",
     # Russian, Arabic, Persian
-    r"(?:игнорируй|игнорируйте|забудь|забудьте|проигнорируй)[^.\n]{0,30}(?:инструкци|правил|указани)|без (?:ограничений|"
+    r"(?<!не )(?:игнорируй|игнорируйте|забудь|забудьте|проигнорируй)[^.\n]{0,30}(?:инструкци|правил|указани)|без (?:ограничений|"
     r"цензуры|фильтров)|системн\w* (?:промпт|подсказк|инструкци|сообщени)",
     r"تجاهل\s*(?:كل|جميع)?\s*(?:التعليمات|الأوامر|القواعد)|(?:بلا|دون|بدون) قيود|موجه النظام|رسالة النظام",
-    r"(?:دستورها|دستورات|قوانین)[^.\n]{0,25}(?:نادیده بگیر|فراموش کن)|پیام سیستمی|پرامپت سیستم",
+    r"(?:دستورها|دستورات|دستورالعمل|قوانین)[^.\n]{0,25}(?:نادیده بگیر|فراموش کن)|پیام سیستمی|پرامپت سیستم",
     # Chinese, Japanese, Korean
     r"(?:忽略|忽视|无视|不要理会|忘记|忘掉)[^。\n]{0,12}(?:指令|指示|说明|规则|提示|要求)|从现在(?:起|开始)[^。\n]{0,10}(?:你|没有)"
     r"|没有任何限制|不受(?:任何)?限制|不加审查|系统提示",
     r"(?:指示|命令|ルール)を(?:すべて|全て)?無視|システムプロンプト|(?:이전|위의|모든)\s*(?:지시|명령|지침)[을를]?\s*무시|시스템 프롬프트",
+    # Polish, Czech, Slovak, Ukrainian, Romanian, Hungarian (a negation before the verb is an ordinary reminder)
+    r"(?<!nie )\b(?:zignoruj|ignoruj|zapomnij|pomiń)\b[^.\n]{0,30}\b(?:instrukcj\w*|polece\w*|reguł\w*|zasad\w*|"
+    r"wytycz\w*)",
+    r"\b(?:ignoruj|ignorujte|zapomeň|zapomeňte|zabudni|zabudnite)\b[^.\n]{0,30}\b(?:pokyn\w*|instrukc\w*|inštrukci\w*|"
+    r"pravid\w*|příkaz\w*)",
+    r"(?<!не )(?:ігноруй|ігноруйте|забудь|забудьте)[^.\n]{0,30}(?:інструкці|правил|вказівк)",
+    r"\b(?:ignoră|ignorați|uită|uitați)\b[^.\n]{0,30}\b(?:instrucțiun\w*|instructiun\w*|reguli\w*|indicați\w*)",
+    r"\b(?:hagyd figyelmen kívül|felejtsd el|ne törődj)\b[^.\n]{0,30}\b(?:utasítás\w*|szabály\w*|előírás\w*)",
+    # Swedish, Danish, Norwegian, Finnish ("glöm inte": do not forget; "ohita" is also "skip", so an earlier set)
+    r"\b(?:ignorera|glöm|strunta i)\b(?! inte)[^.\n]{0,30}\b(?:instruktion\w*|regl\w*|anvisning\w*)",
+    r"\b(?:ignorer|glem|se bort fra)\b(?! ikke)[^.\n]{0,30}\b(?:tidligere|forrige|ovenstående|alle)\b[^.\n]{0,15}"
+    r"\b(?:instruks\w*|instruktion\w*|regl\w*|regler)",
+    r"\b(?:ohita|unohda|jätä huomiotta)\b[^.\n]{0,15}\b(?:kaikki|aiemmat|edelliset|aikaisemmat|yllä olevat)\b[^.\n]{0,15}"
+    r"\b(?:ohjee\w*|ohjeet|säänn\w*|käsky\w*)",
+    # Greek, Hebrew
+    r"(?:αγνόησε|αγνοήστε|ξέχασε|ξεχάστε)[^.\n]{0,30}(?:οδηγί|εντολ|κανόν)",
+    r"(?:התעלם|התעלמי|התעלמו|שכח|שכחי|שכחו)[^.\n]{0,20}(?:הוראות|הנחיות|כללים|ההוראות|ההנחיות|הכללים)",
+    # Hindi, Bengali (the object comes before the verb)
+    r"(?:निर्देश|आदेश|नियम)[^।.\n]{0,30}(?:अनदेखा कर|नज़रअंदाज़ कर|नजरअंदाज कर|भूल जा)",
+    r"(?:নির্দেশ|আদেশ|নিয়ম)[^।.\n]{0,30}(?:উপেক্ষা কর|ভুলে যা)",
+    # Vietnamese ("bỏ qua" is also "skip", so an earlier set), Indonesian and Malay, Thai, Swahili
+    r"\b(?:bỏ qua|phớt lờ|quên)\b[^.\n]{0,25}\b(?:hướng dẫn|chỉ dẫn|chỉ thị|lệnh|quy tắc)\b[^.\n]{0,20}"
+    r"\b(?:trước|ở trên|cũ)\b",
+    r"(?<!jangan )\b(?:abaikan|lupakan)\b[^.\n]{0,30}\b(?:instruksi|arahan|perintah|aturan|petunjuk)\b",
+    # (Thai in NFKC, the form the rules read: SARA AM is split into NIKHAHIT and SARA AA)
+    "(?:เพิกเฉย|ละเว้น|ไม่ต้องสนใจ|ลืม)[^\\n]{0,20}(?:คําสั่ง|คําแนะนํา|กฎ)",
+    r"\b(?:puuza|sahau)\b[^.\n]{0,30}\b(?:maagizo|maelekezo|sheria)\b",
+    # More of the languages above: "forget everything before", Japanese and Korean with the object first, Arabic "forget"
+    r"\bolvida (?:todo )?lo (?:anterior|de antes|que te dijeron)\b",
+    r"(?:前|上|以前|これまで)の(?:指示|命令|ルール)[はを](?:すべて|全て)?無視",
+    r"(?:앞|이전|위)의?\s*(?:지시|명령|지침)[은는을를]?\s*(?:모두\s*)?무시",
+    r"انس[َ]?\s*(?:كل|جميع)?\s*(?:التعليمات|الأوامر|القواعد)",
     # Turkish (dotted and dotless i are folded to i first)
     r"\b(?:talimat|kural|yönerge|komut|filtre|kisitlama|güvenlik|sansür|etik)\w*\s+(?:\w+\s+)?(?:unut|yok say|görmezden|"
     r"geçersiz|iptal|kaldir|atla|uyma|kapat|geçerli değil|muaf|tersini|uygulama|göster|açikla|sizdir)",

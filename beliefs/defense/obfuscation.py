@@ -47,8 +47,12 @@ _BROKEN_WORD = re.compile(r"(?<![\w.\-*])[a-z]+(?:[.\-*][a-z]+)+(?![\w*]|[.\-][a
 _SPACED = re.compile(r"(?<!\S)[a-z](?:(?: |  +)[a-z](?!\S)){5,}")
 _HEX_RUN = re.compile(r"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){12,}(?![0-9a-fA-F])")
 # Small English words under ROT13 and reversed: a text holding two of them is worth reading so transformed.
-_ROT13_WORDS = frozenset(f" {word} " for word in "gur naq lbh lbhe bs gb vf nyy vg va guvf jvgu gung sebz abj ba ner jvyy unir".split())
-_REVERSED_WORDS = frozenset(f" {word} " for word in "eht dna uoy ruoy fo ot si lla ti ni siht htiw taht morf lliw evah".split())
+_ROT13_WORDS = frozenset(
+    f" {word} " for word in "gur naq lbh lbhe bs gb vf nyy vg va guvf jvgu gung sebz abj ba ner jvyy unir".split()
+)
+_REVERSED_WORDS = frozenset(
+    f" {word} " for word in "eht dna uoy ruoy fo ot si lla ti ni siht htiw taht morf lliw evah".split()
+)
 _TURNED_WORDS = AhoCorasick(sorted(_ROT13_WORDS | _REVERSED_WORDS))
 _SEPARATORS_TO_SPACES = str.maketrans("._/+|*~", "       ")
 _BREAKS_REMOVED = str.maketrans("", "", ".-*")
