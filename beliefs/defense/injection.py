@@ -295,7 +295,12 @@ def _obfuscated_findings(text: str, variant: str, index, plain: set[str]) -> lis
         found += _read_findings(reading, [index[i] for i in to_variant])
     for reading, to_text in decoded(text, _long_literals):
         found += _read_findings(reading, to_text)
-    found = [finding for finding in found if finding.family not in plain]
+    # A reversed reading maps a match's first character to the last of its span in the text.
+    found = [
+        f if f.start < f.end else InjectionFinding(f.family, f.end - 1, f.start + 1)
+        for f in found
+        if f.family not in plain
+    ]
     if found:
         found.append(InjectionFinding("obfuscated", min(f.start for f in found), max(f.end for f in found)))
     return found

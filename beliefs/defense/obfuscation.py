@@ -5,8 +5,8 @@ Each reading comes with a map from its characters to positions in the text it wa
 points at the original span. Readings of the matchable text (lower-cased and folded, ``injection._matchable``):
 
 - ``leetspeak``: letters written as digits or symbols inside words ("1gn0r3 4ll pr3v10u5");
-- ``separated``: words joined by dots, underscores, hyphens, slashes, pluses or bars ("ignore.all.previous"),
-  outside URLs, addresses and paths;
+- ``separated``: words joined by dots, underscores, slashes, pluses or bars ("ignore.all.previous"), outside URLs,
+  addresses and paths;
 - ``joined``: a word broken by hyphens, dots or asterisks put back together ("ig-nore pre-vious", "i.g.n.o.r.e");
 - ``spaced``: letters set apart by single spaces, words by wider gaps ("i g n o r e   a l l");
 - ``rot13`` and ``reversed``: the whole text so transformed.
@@ -54,14 +54,11 @@ _REVERSED_WORDS = frozenset(
     f" {word} " for word in "eht dna uoy ruoy fo ot si lla ti ni siht htiw taht morf lliw evah".split()
 )
 _TURNED_WORDS = AhoCorasick(sorted(_ROT13_WORDS | _REVERSED_WORDS))
-_SEPARATORS_TO_SPACES = str.maketrans("._/+|*~", "       ")
-_BREAKS_REMOVED = str.maketrans("", "", ".-*")
-# The same tables as bytes: ``bytes.translate`` reads a 256-byte table, ``str.translate`` a dict (ten times slower).
-_BYTE_TABLES = {
-    id(_LEET): (bytes.maketrans(b"013457@$|", b"oieastasl"), b""),
-    id(_SEPARATORS_TO_SPACES): (bytes.maketrans(b"._/+|*~", b"       "), b""),
-    id(_BREAKS_REMOVED): (None, b".-*"),
-}
+# Whole-text changes for ``bytes.translate`` (a 256-byte table; ``str.translate`` reads a dict, ten times slower):
+# (table, bytes deleted).
+_LEET_BYTES = (bytes.maketrans(b"013457@$|", b"oieastasl"), b"")
+_SEPARATORS_AS_SPACES = (bytes.maketrans(b"._/+|*~", b"       "), b"")
+_BREAKS_REMOVED = (None, b".-*")
 _SPACED_HINT = re.compile(r" [a-z] [a-z] ")
 # Hex digits as "h", everything else as a space: a run of 24 "h" is where a hex-encoded text may be.
 _HEX_SKELETON = bytes(ord("h") if chr(code) in "0123456789abcdefABCDEF" else ord(" ") for code in range(256))
@@ -85,7 +82,7 @@ def readings(variant: str, needed: Callable[[str], set[str]]) -> Iterator[Readin
     def worth(before: str | None, after: str) -> bool:
         return bool(needed(after) - (present if before is None else needed(before)))
 
-    if worth(None, _translated(variant, _LEET)) and (spans := _leet_words(variant)):
+    if worth(None, _translated(variant, _LEET_BYTES)) and (spans := _leet_words(variant)):
         words = [variant[start:end] for start, end in spans]
         if worth(" ".join(words), " ".join(word.translate(_LEET) for word in words)):
             pieces, last = [], 0
@@ -93,7 +90,7 @@ def readings(variant: str, needed: Callable[[str], set[str]]) -> Iterator[Readin
                 pieces += [variant[last:start], word.translate(_LEET)]
                 last = end
             yield "".join(pieces) + variant[last:], identity
-    if worth(None, _translated(variant, _SEPARATORS_TO_SPACES)):
+    if worth(None, _translated(variant, _SEPARATORS_AS_SPACES)):
         runs = ((m.group(0), _spaced_out(m)) for m in _JOINED_WORDS.finditer(variant))
         pairs = [(before, after) for before, after in runs if after != before]
         if pairs and worth(" ".join(before for before, _ in pairs), " ".join(after for _, after in pairs)):
@@ -127,11 +124,11 @@ def decoded(text: str, needed: Callable[[str], set[str]]) -> Iterator[Reading]:
         yield lowered, [start + min(i * width // max(len(lowered), 1), width - 1) for i in range(len(lowered))]
 
 
-def _translated(text: str, table: dict) -> str:
-    """``text.translate(table)``, done on its UTF-8 bytes (the tables change ASCII characters only, which UTF-8 keeps
-    as single bytes no other character's encoding contains)."""
-    bytes_table, delete = _BYTE_TABLES[id(table)]
-    return text.encode().translate(bytes_table, delete).decode()
+def _translated(text: str, change: tuple[bytes | None, bytes]) -> str:
+    """``text`` with ``change`` applied to its UTF-8 bytes (the changes touch ASCII characters only, which UTF-8 keeps
+    as single bytes that no other character's encoding contains)."""
+    table, delete = change
+    return text.encode().translate(table, delete).decode()
 
 
 def _leet_words(variant: str) -> list[tuple[int, int]]:
