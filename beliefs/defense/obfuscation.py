@@ -27,11 +27,14 @@ from beliefs.defense.normalise import decoded_runs
 
 __all__ = ["decoded", "readings"]
 
-_LEET = str.maketrans("013457@$|", "oieastasl")
+_LEET_FROM, _LEET_TO = "013457@$|", "oieastasl"
+_LEET = str.maketrans(_LEET_FROM, _LEET_TO)
 _LEET_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789@$|_")
 # A letter beside a digit or symbol that stands for one: where a leetspeak word may be.
 _LEET_HINT = re.compile(r"[a-z][013457@$|][a-z013457@$|]*[a-z]|[013457@$|][a-z]+[013457@$|]")
 _SEPARATORS = "._/+|*~"
+_SEPARATOR_RUN = re.compile(f"[{re.escape(_SEPARATORS)}]+")
+_BREAKS = ".-*"  # inside a broken word
 # Three or more words joined by separators and no space ("ignore.all.previous", "reveal_your_prompt"). Hyphens are
 # left out: "a do-anything-now jailbreak" names a thing. Identifiers ("aws_secret_access_key") are nouns run
 # together; a sentence run together has its small words, so a run counts only with one of those.
@@ -56,9 +59,9 @@ _REVERSED_WORDS = frozenset(
 _TURNED_WORDS = AhoCorasick(sorted(_ROT13_WORDS | _REVERSED_WORDS))
 # Whole-text changes for ``bytes.translate`` (a 256-byte table; ``str.translate`` reads a dict, ten times slower):
 # (table, bytes deleted).
-_LEET_BYTES = (bytes.maketrans(b"013457@$|", b"oieastasl"), b"")
-_SEPARATORS_AS_SPACES = (bytes.maketrans(b"._/+|*~", b"       "), b"")
-_BREAKS_REMOVED = (None, b".-*")
+_LEET_BYTES = (bytes.maketrans(_LEET_FROM.encode(), _LEET_TO.encode()), b"")
+_SEPARATORS_AS_SPACES = (bytes.maketrans(_SEPARATORS.encode(), b" " * len(_SEPARATORS)), b"")
+_BREAKS_REMOVED = (None, _BREAKS.encode())
 _SPACED_HINT = re.compile(r" [a-z] [a-z] ")
 # Hex digits as "h", everything else as a space: a run of 24 "h" is where a hex-encoded text may be.
 _HEX_SKELETON = bytes(ord("h") if chr(code) in "0123456789abcdefABCDEF" else ord(" ") for code in range(256))
@@ -96,7 +99,7 @@ def readings(variant: str, needed: Callable[[str], set[str]]) -> Iterator[Readin
         if pairs and worth(" ".join(before for before, _ in pairs), " ".join(after for _, after in pairs)):
             yield _JOINED_WORDS.sub(_spaced_out, variant), identity
     if worth(None, _translated(variant, _BREAKS_REMOVED)):
-        joined = _removing(variant, _BROKEN_WORD, lambda word: [i for i, c in enumerate(word) if c in ".-*"], worth)
+        joined = _removing(variant, _BROKEN_WORD, lambda word: [i for i, c in enumerate(word) if c in _BREAKS], worth)
         if joined:
             yield joined
     if _SPACED_HINT.search(variant) and (spaced := _removing(variant, _SPACED, _single_spaces, worth)):
@@ -153,7 +156,7 @@ def _spaced_out(match: re.Match) -> str:
     token = match.string[token_start : token_end if token_end >= 0 else len(match.string)]
     if _ADDRESS_LIKE.search(token.strip("()[]<>\"'.,;")):
         return match.group(0)
-    if _SMALL_WORDS.isdisjoint(re.split(r"[._/+|*~]+", match.group(0))):
+    if _SMALL_WORDS.isdisjoint(_SEPARATOR_RUN.split(match.group(0))):
         return match.group(0)
     return "".join(" " if char in _SEPARATORS else char for char in match.group(0))
 
