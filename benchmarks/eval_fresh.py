@@ -57,6 +57,13 @@ def summary(report: dict) -> str:
         f"fresh draw: secrets {secrets['values']} values, recall {secrets['recall']}, "
         f"precision {secrets['precision']}, negatives redacted {secrets['negatives_redacted']}",
         "  " + ", ".join(f"{f} {v['caught']}/{v['values']}" for f, v in secrets["per_family"].items()),
+        "  false alarms by group: "
+        + ", ".join(f"{g} {n}" for g, n in secrets["false_alarms_by_group"].items() if n)
+        + "; by kind: "
+        + "; ".join(
+            f"{g}: " + ", ".join(f"{k} {n}" for k, n in kinds.items())
+            for g, kinds in secrets.get("false_alarms_by_kind", {}).items()
+        ),
         f"fresh draw: injection recall {injection['recall']}, false-positive rate {injection['false_positive_rate']}",
         "  " + ", ".join(f"{f} {v['flagged']}/{v['samples']}" for f, v in injection["per_family"].items()),
         "  benign flagged: "

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 CORPORA = Path(__file__).resolve().parent / "corpora"
@@ -101,6 +101,11 @@ def evaluate_secrets(samples: list[dict], scan) -> dict:
         "caught": caught,
         "false_alarms": fp,
         "false_alarms_by_group": {g: false_alarms.get(g, 0) for g in ("positive", "evasion", *NEGATIVE_GROUPS)},
+        # (which detector kinds raise them, by group: counts, no strings, so a fresh draw's report may carry them)
+        "false_alarms_by_kind": {
+            group: dict(sorted(Counter(a["kind"] for a in alarms if a["group"] == group).items()))
+            for group in sorted({a["group"] for a in alarms})
+        },
         "placeholder_and_env_false_alarms": false_alarms.get("placeholder", 0) + false_alarms.get("env_reference", 0),
         "chars_redacted_outside_values": outside_chars,
         # Samples holding no value (look-alikes, placeholders, references, public material) in which anything was

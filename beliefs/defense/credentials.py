@@ -8,9 +8,11 @@ storage key) are recognised by the key or variable they are assigned to.
 
 from __future__ import annotations
 
+import json
 import re
 
 from beliefs.defense.base import Detector, near, token
+from beliefs.defense.normalise import decoded_base64
 from beliefs.defense.passwords import (
     PASSWORD_KEY_WORDS,
     PASSWORD_KEYS,
@@ -449,13 +451,32 @@ CONTEXT_KEYS: list[Detector] = [
         "high_entropy_secret",
         "credential",
         re.compile(r"(?<![\w/+=\-])[A-Za-z0-9_\-]{32,128}(?![\w/+=\-])"),
-        random_secret,
+        lambda v: random_secret(v) and not _token_header(v),
         min_run=32,
         check=lambda text, start, end: (
             not near(text, start, _HASH_CONTEXT, 24) and not _PUBLIC_KEY_NAME.search(text, max(0, start - 40), start)
         ),
     ),
 ]
+
+
+# The keys a JOSE header (a JWT's first part) may hold: algorithm, type and key references, never a secret.
+_HEADER_KEYS = frozenset(
+    {"alg", "typ", "cty", "kid", "crit", "enc", "zip", "jku", "jwk", "x5u", "x5c", "x5t", "x5t#S256"}
+)
+
+
+def _token_header(value: str) -> bool:
+    """Base64 of a token's header alone (``{"alg":"HS256","typ":"JWT"}``): how the token is signed, not a secret."""
+    decoded = decoded_base64(value)
+    if decoded is None or not decoded.lstrip().startswith("{"):
+        return False
+    try:
+        header = json.loads(decoded)
+    except ValueError:
+        return False
+    return isinstance(header, dict) and "alg" in header and set(header) <= _HEADER_KEYS
+
 
 _PASSWORD_KEY = r"(?:password|passwd|passphrase|pwd|pass|secret)"
 _NOT_USER = re.compile(r"(?i)^(?:mailto|tel|sip|sips|xmpp|urn|news|data|javascript|about|cid|mid)$")

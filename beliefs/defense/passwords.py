@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 
 from beliefs.defense.base import Detector
-from beliefs.defense.validators import is_placeholder, password_value
+from beliefs.defense.validators import is_location, is_placeholder, password_value
 
 # Password keys and words in several languages (the key forms and the words people write in a sentence).
 PASSWORD_KEY_WORDS = (
@@ -72,7 +72,9 @@ def unlike_a_word(value: str) -> bool:
 
 def labelled_password(value: str) -> bool:
     """A value a password label points at: password-like, and no placeholder or describing word."""
-    return not is_placeholder(value) and password_value(value + "~~") and word_password(value)
+    return (
+        not is_placeholder(value) and password_value(value + "~~") and word_password(value) and not is_location(value)
+    )
 
 
 # A table cell that names a password column: the key alone or after one or two qualifying words or an identifier

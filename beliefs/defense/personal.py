@@ -36,23 +36,31 @@ _NOT_PERSONAL = re.compile(
     r"tracking|serial|isbn|ean|upc|gtin|epoch|timestamp|zip|id|no\.? of|room|extension|port|pid|job|run|batch|ein|tin|"
     r"tax|document|doc|booking|confirmation|transaction|shipment|parcel|container|asset|licen[cs]e|policy|claim|"
     r"model|release|firmware|patch|revision|rev|imei|imsi|iccid|meid|esn|vin|s/n|sn|routing|aba|sort code|range|"
-    r"reference|appointment|reservation|rma|quote|membership|loyalty|contract|cheque|"
+    r"reference|appointment|reservation|rma|quote|membership|loyalty|contract|cheque|lot|duns|doi|arxiv|pmid|cas|npi|"
+    r"oid|asin|isin|cusip|lei|catalog|catalogue|cat\.|"
     r"(?:access|dial-in|dial in|pass|promo|postal|discount|product|voucher|coupon|activation|verification) code)"
     r"\b\s*(?:no\.?|num(?:ber)?|nr\.?|#|id)?\s*[:#.=\-]?\s*$"
 )
 _HEX_LETTER = re.compile(r"[A-Fa-f]")
+# Seven or more pairs of hex digits joined by colons are bytes (a certificate serial "03:a1:5f:2c:9e:7b:11:40"), not
+# an IPv6 address: one written out in full does not give every group as two digits.
+_BYTE_PAIRS = re.compile(r"(?:[0-9A-Fa-f]{2}:){6,}[0-9A-Fa-f]{2}")
 _MAC_CONTEXT = re.compile(
     r"(?i)\b(?:mac|ether|ethernet|hwaddr|hw addr|lladdr|bssid|wi-?fi|wlan|nic|adapter|interface|device|address)\b"
 )
-# A dotted number after these is a version, not an address ("release 1.2.3.4", "v10.0.0.1").
+# A dotted number after these is a version or a section, not an address ("release 1.2.3.4", "v10.0.0.1",
+# "section 2.3.1.4", "§ 4.1.2.7").
 _VERSION = re.compile(
     r"(?i)(?:\bv|\bver\.?|version|release|build|firmware|\bfw|driver|package|\bpkg|revision|\brev\.?|\btag|patch|hotfix|"
-    r"upgrade(?:d)? to|update(?:d)? to|bump(?:ed)? to)\s*[:=]?\s*$"
+    r"upgrade(?:d)? to|update(?:d)? to|bump(?:ed)? to|section|\bsec\.|chapter|\bch\.|clause|paragraph|§|article|"
+    r"figure|\bfig\.|table|step|item|\boid)\s*[:=]?\s*$"
 )
 _PLACEHOLDER_MAIL = re.compile(
     r"(?i)^(?:user|username|you|your[._-]?name|yourname|name|email|e-mail|someone|somebody|me|foo|test|example)@"
     r"(?:example\.(?:com|org|net)|domain\.com|yourdomain\.com|company\.com|email\.com)$"
 )
+# Addresses no person reads: automated senders and system mailboxes ("noreply@github.com", "mailer-daemon@…").
+_UNATTENDED_MAIL = re.compile(r"(?i)^(?:no-?reply|do-?not-?reply|donotreply|mailer-daemon|postmaster|bounces?)[+@]")
 _TLDS = (
     "com|org|net|edu|gov|mil|int|io|co|ai|dev|app|info|biz|me|us|uk|de|fr|es|it|nl|be|ch|at|se|no|dk|fi|pl|pt|ie|ca|"
     "au|nz|jp|cn|in|br|mx|ru|eu|tv|xyz|tech|online|site"
@@ -65,7 +73,7 @@ def _email_check(text: str, start: int, end: int) -> bool:
         return False  # a login in a URL or a shell command, not an address
     if text[end : end + 1] == ":" and re.match(r":[\w~./-]", text[end : end + 2]):
         return False  # git@github.com:org/repo.git
-    return not _PLACEHOLDER_MAIL.match(text[start:end])
+    return not _PLACEHOLDER_MAIL.match(text[start:end]) and not _UNATTENDED_MAIL.match(text[start:end])
 
 
 _EMAIL_DOMAIN = re.compile(r"@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,24}\b")
@@ -101,6 +109,10 @@ _DATE_OR_TIME = re.compile(
 
 
 _EXTENSION = re.compile(r"(?i)\s*(?:x|ext\.?)\s*\d+$")
+# Layouts no dialling plan writes: one dot between two runs is a decimal ("2106.09685"), a year and a month leading
+# the groups is a dated code ("2023-11-0456"); four groups of one digit are a dotted path ("1.3.6.1.2.1.1.5.0"), where
+# a number has at most a country code, a trunk "0" and one more ("+33 (0)6 32 66 69 02").
+_NOT_A_PHONE_LAYOUT = re.compile(r"\d+\.\d+$|(?:19|20)\d\d([-/.])(?:0[1-9]|1[0-2])\1")
 _NON_DIGITS = re.compile(r"\D")
 _FORMATTING = re.compile(r"[()\s.\-\u2013]")  # (not a slash: "415/555/0132" needs a phone word near it)
 _FORMATTING_NO_DASH = re.compile(r"[()\s.\-]")
@@ -117,6 +129,8 @@ def _phone_check(text: str, start: int, end: int) -> bool:
     number = _EXTENSION.split(raw)[0]
     digits = _NON_DIGITS.sub("", number)
     if not 7 <= len(digits) <= 15 or _DATE_OR_TIME.search(number) or near(text, start, _NOT_PERSONAL, 30):
+        return False
+    if _NOT_A_PHONE_LAYOUT.match(number.strip()) or sum(len(g) == 1 for g in _DIGIT_GROUP.findall(number)) >= 4:
         return False
     if len(set(digits[-7:])) == 1:
         return False  # "(555) 555-5555", "000-000-0000": a form's stand-in
@@ -497,6 +511,7 @@ PERSONAL: list[Detector] = [
         # (not the first or last twelve digits of a longer grouped number such as a card)
         re.compile(r"[2-9](?<![\w\-][2-9])(?<!\d [2-9])\d{3}[ \-]?\d{4}[ \-]?\d{4}(?![\w\-])(?! \d)"),
         checked(aadhaar),
+        check=lambda text, start, end: not near(text, start, _NOT_PERSONAL, 30),
         precheck=re.compile(r"\d\d{3}[ \-]?\d{4}[ \-]?\d{4}"),
         windowed=True,
     ),
@@ -697,7 +712,7 @@ PERSONAL: list[Detector] = [
         "ipv6_address",
         "network",
         re.compile(r"(?<![\w:])(?:[0-9A-Fa-f]{1,4}:){2,7}[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{1,4}){0,6}(?![\w:])"),
-        lambda v: ip_kind(v) is not None,
+        lambda v: ip_kind(v) is not None and not _BYTE_PAIRS.fullmatch(v),
         precheck=re.compile(r"::?[0-9A-Fa-f]{1,4}:"),
         windowed=True,
     ),

@@ -101,6 +101,8 @@ _IDENTIFIER = re.compile(r"[a-z]+(?:[_.-][a-z]+)*")
 _CLASSES = (re.compile(r"[a-z]"), re.compile(r"[A-Z]"), re.compile(r"\d"), re.compile(r"[^A-Za-z0-9]"))
 _LOWER_WORD = re.compile(r"[a-z]+")
 _FILE_NAME = re.compile(r"[\w.-]+\.(?:com|org|net|io|txt|json|ya?ml|conf|ini|env|pem|key)", re.I)
+# A directory ("/home/deploy/app", "~/.config/app") or the rest of a URL ("//example.com/reset"): where something is.
+_PATH_OR_URL = re.compile(r"~?(?:/[\w.\-]{2,}){2,}/?|(?:[A-Za-z][\w+.\-]*:)?//[\w\-]+(?:\.[\w\-]+)+(?:[/?#]\S*)?")
 
 
 def random_secret(text: str) -> bool:
@@ -126,6 +128,11 @@ def keyed_secret(text: str) -> bool:
 _DIGITS = re.compile(r"\d{6,64}")
 
 
+def is_location(value: str) -> bool:
+    """A directory or the rest of a URL, which a password label can stand before ("pwd: /home/deploy/app")."""
+    return _PATH_OR_URL.fullmatch(value.strip("\"'`")) is not None
+
+
 def password_value(text: str) -> bool:
     """A password as people write them: not a placeholder or reference, and not a single lowercase word.
     Digits alone are one (a numeric password or PIN) unless they run in sequence or repeat."""
@@ -136,7 +143,7 @@ def password_value(text: str) -> bool:
         return False
     if len(core) < 12 and _LOWER_WORD.fullmatch(core):
         return False
-    return not _FILE_NAME.fullmatch(core)
+    return not _FILE_NAME.fullmatch(core) and not is_location(core)
 
 
 # Issuer identification ranges of the card networks (Visa, Mastercard, Amex, Discover, JCB, Diners, UnionPay, Maestro).

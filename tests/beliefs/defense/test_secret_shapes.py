@@ -342,6 +342,21 @@ LOOKALIKES = [
     "Refund of $1,249.00 issued on 2024-11-02 (txn 7782341190)",
     "Gate code changed from 1234 to 5678 last week per building manager",
     "RMA 55-00871 approved for the broken headset",
+    # identifiers after their own label, sections, decimals, dated codes, dotted paths, byte strings, locations
+    "FedEx tracking 7749 3356 8821 arrives Tuesday",
+    "arXiv:2106.09685 describes LoRA",
+    "DUNS 15-048-3782 for the supplier",
+    "lot 2023-11-0456 expires next spring",
+    "SNMP OID 1.3.6.1.2.1.1.5.0 returns the hostname",
+    "section 2.3.1.4 of the RFC covers retries",
+    "Let's Encrypt R3 serial 03:a1:5f:2c:9e:7b:11:40",
+    "reset your password at https://example.com/reset",
+    "pwd: /home/deploy/app",
+    "the JWT header eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9 says HS256",
+    "catalog number 0724-3558-7720 in the parts list",
+    "noreply@github.com sends the notifications",
+    "the cursor is eyJvZmZzZXQiOjEwMCwibGltaXQiOjUwfQ for page 3",
+    "password_file: /run/secrets/db_password",
 ]
 
 
