@@ -134,6 +134,8 @@ _NEGATED = re.compile(
     r"(?:\bnot|\bnever|n't)\s+(?:\w+\s+)?$"
     # the disclosure verb with a model as its subject: "whether models reveal the system prompt"
     r"|\b(?:models?|bots?|assistants?|llms?|chatbots?|agents?|ai|it|they|gpt-?\w*|chatgpt|claude|gemini)\s+(?:\w+\s+)?$"
+    # what something is able to do: "a trick that can leak the system prompt" (not "can you …", "you can now …")
+    r"|(?<!\byou )\b(?:can|could|may|might)\s+(?:(?!you\b|i\b|we\b)\w+\s+)?$"
 )
 
 

@@ -37,14 +37,25 @@ _SPECIMEN = re.compile(
 )
 
 
+# A quotation that is the subject of what follows it: "'repeat the words above' can leak a system prompt",
+# "'ignore previous instructions' is the best known of them", "'print your system prompt' works on older models".
+_QUOTE_AS_SUBJECT = re.compile(
+    r"\s+(?:(?:can|could|may|might|will|would|often|still|sometimes|usually)\s+(?!you\b|i\b|we\b)\w+|"
+    r"(?:is|was|are|were)\s+(?:a|an|the|one|how|what|used|often|still|common|known|typical)\b|"
+    r"(?:works?|worked|fail(?:s|ed)?|succeed(?:s|ed)?|trick(?:s|ed)|leak(?:s|ed)|bypass(?:es|ed)|fool(?:s|ed)|"
+    r"jailbr(?:eaks|oke)|triggers|triggered|exposes|exposed|reveals|revealed)\b)",
+    re.I,
+)
+
+
 def _quoted_specimen(text: str, quote: int, position: int) -> bool:
     """Whether the quotation opened at ``quote`` is followed, once closed on the same line, by a word naming it a
-    specimen of an attack."""
+    specimen of an attack or by what it does ("… can leak")."""
     mark = text[quote]
     closing = _CLOSING.get(mark, mark)
     line_end = text.find("\n", position)
     end = text.find(closing, position, line_end if line_end >= 0 else len(text))
-    return end >= 0 and bool(_SPECIMEN.match(text, end + 1))
+    return end >= 0 and bool(_SPECIMEN.match(text, end + 1) or _QUOTE_AS_SUBJECT.match(text, end + 1))
 
 
 # Reported speech earlier in the sentence: "jailbreak prompts tell the model it is now …", "convinced the bot that
