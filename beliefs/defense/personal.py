@@ -37,7 +37,7 @@ _NOT_PERSONAL = re.compile(
     r"tax|document|doc|booking|confirmation|transaction|shipment|parcel|container|asset|licen[cs]e|policy|claim|"
     r"model|release|firmware|patch|revision|rev|imei|imsi|iccid|meid|esn|vin|s/n|sn|routing|aba|sort code|range|"
     r"reference|appointment|reservation|rma|quote|membership|loyalty|contract|cheque|lot|duns|doi|arxiv|pmid|cas|npi|"
-    r"oid|asin|isin|cusip|lei|catalog|catalogue|cat\.|"
+    r"oid|asin|isin|cusip|lei|catalog|catalogue|cat\.|docket|ndc|tariff(?: code)?|hts|"
     r"(?:access|dial-in|dial in|pass|promo|postal|discount|product|voucher|coupon|activation|verification) code)"
     r"\b\s*(?:no\.?|num(?:ber)?|nr\.?|#|id)?\s*[:#.=\-]?\s*$"
 )
@@ -110,9 +110,13 @@ _DATE_OR_TIME = re.compile(
 
 _EXTENSION = re.compile(r"(?i)\s*(?:x|ext\.?)\s*\d+$")
 # Layouts no dialling plan writes: one dot between two runs is a decimal ("2106.09685"), a year and a month leading
-# the groups is a dated code ("2023-11-0456"); four groups of one digit are a dotted path ("1.3.6.1.2.1.1.5.0"), where
-# a number has at most a country code, a trunk "0" and one more ("+33 (0)6 32 66 69 02").
-_NOT_A_PHONE_LAYOUT = re.compile(r"\d+\.\d+$|(?:19|20)\d\d([-/.])(?:0[1-9]|1[0-2])\1")
+# the groups is a dated code ("2023-11-0456"), and the two below. (Four groups of one digit are a dotted path,
+# "1.3.6.1.2.1.1.5.0", where a number has at most a country code, a trunk "0" and one more: "+33 (0)6 32 66 69 02".)
+_NOT_A_PHONE_LAYOUT = re.compile(
+    r"\d+\.\d+$|(?:19|20)\d\d([-/.])(?:0[1-9]|1[0-2])\1"
+    # a year leading two more groups ("2021-345-678", "2023-0456-789"); thousands grouped by spaces ("12 345 678 901")
+    r"|(?:19|20)\d\d([-/.])\d+\2\d+$|\d{1,3}(?: \d{3}){3,}$"
+)
 _NON_DIGITS = re.compile(r"\D")
 _FORMATTING = re.compile(r"[()\s.\-\u2013]")  # (not a slash: "415/555/0132" needs a phone word near it)
 _FORMATTING_NO_DASH = re.compile(r"[()\s.\-]")

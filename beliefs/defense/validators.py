@@ -155,9 +155,28 @@ _CARD_IIN = re.compile(
 _NON_DIGITS = re.compile(r"\D")
 
 
+# Numbers the card networks and payment processors publish for testing (their documentation's sandbox cards): no
+# account is behind them, so they are not personal data wherever they appear.
+_TEST_CARDS = frozenset(
+    """4242424242424242 4000056655665556 4111111111111111 4012888888881881 4222222222222 4005519200000004
+    4009348888881881 4012000033330026 4012000077777777 4217651111111119 4500600000000061 4000000000000002
+    4000000000009995 4000000000000069 4000000000000127 4000000000000119 4000000000003220 4000002500003155
+    5555555555554444 2223003122003222 5200828282828210 5105105105105100 5431111111111111 5454545454545454
+    2223000048400011 5185540810000019 378282246310005 371449635398431 378734493671000 6011111111111117
+    6011000990139424 6011000000000004 6011601160116611 3056930009020004 36227206271667 38520000023237
+    30569309025904 3566002020360505 3530111333300000 6200000000000005 6250941006528599""".split()
+)
+
+
 def card(text: str) -> bool:
     digits = _NON_DIGITS.sub("", text)
-    return 13 <= len(digits) <= 19 and luhn.is_valid(digits) and len(set(digits)) >= 2 and bool(_CARD_IIN.match(digits))
+    return (
+        13 <= len(digits) <= 19
+        and luhn.is_valid(digits)
+        and len(set(digits)) >= 2
+        and bool(_CARD_IIN.match(digits))
+        and digits not in _TEST_CARDS
+    )
 
 
 def iban_valid(text: str) -> bool:

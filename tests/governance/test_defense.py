@@ -126,7 +126,7 @@ def test_off_stores_as_given_and_only_public_ip_addresses_are_redacted_by_defaul
     ("text", "expected"),
     [
         ("key AKIAIOSFODNN7EXAMPLE in env", "key [REDACTED:aws_access_key_id] in env"),
-        ("card 4111 1111 1111 1111 on file", "card [REDACTED:credit_card] on file"),
+        ("card 4111 2222 3333 4448 on file", "card [REDACTED:credit_card] on file"),
         ("postgres://app:s3cretPass@db:5432/x", "postgres://app:[REDACTED:password_in_url]@db:5432/x"),
         ("ssn 212-45-6789 and date 2026-12-02", "ssn [REDACTED:us_ssn] and date 2026-12-02"),
         ("commit 4b825dc642cb6eb9a060e54bf8d69288fbee4904", "commit 4b825dc642cb6eb9a060e54bf8d69288fbee4904"),

@@ -135,15 +135,15 @@ POSITIVES = [
     ("password", "his password was letmein2024", "letmein2024"),
     ("card", "Card 4539.1488.0343.6467 exp 09/27", "4539.1488.0343.6467"),
     ("card", "Visa 4539 1488 0343 6467 09/27 cvv 123", "4539 1488 0343 6467"),
-    ("card", "Jane Roe, DOB 1988-02-14, card 5555 5555 5555 4444, 12 High St", "5555 5555 5555 4444"),
-    ("card", "amex 3782 822463 10005", "3782 822463 10005"),
-    ("card", "card number: 4111-1111-1111-1111.", "4111-1111-1111-1111"),
+    ("card", "Jane Roe, DOB 1988-02-14, card 5555 4444 3333 2226, 12 High St", "5555 4444 3333 2226"),
+    ("card", "amex 3782 822463 10013", "3782 822463 10013"),
+    ("card", "card number: 4111-2222-3333-4448.", "4111-2222-3333-4448"),
     ("card", "paid with 4539148803436467, billing zip 94107", "4539148803436467"),
     ("card", "cc 4539  1488  0343  6467", "4539  1488  0343  6467"),
     ("card", "card: 4539 1488\n0343 6467", "4539 1488\n0343 6467"),
-    ("card", '{"card": "5105105105105100", "exp": "11/28", "dob": "1990-05-05"}', "5105105105105100"),
+    ("card", '{"card": "5105105105105118", "exp": "11/28", "dob": "1990-05-05"}', "5105105105105118"),
     ("card", "VISA-4539148803436467", "4539148803436467"),
-    ("card", "MC 2223 0031 2200 3222, phone 555-0134", "2223 0031 2200 3222"),
+    ("card", "MC 2223 0031 2200 3131, phone 555-0134", "2223 0031 2200 3131"),
     ("address", "Send it to 12 rue de la Paix, 75002 Paris, France.", "12 rue de la Paix, 75002 Paris, France"),
     (
         "address",
@@ -357,6 +357,13 @@ LOOKALIKES = [
     "noreply@github.com sends the notifications",
     "the cursor is eyJvZmZzZXQiOjEwMCwibGltaXQiOjUwfQ for page 3",
     "password_file: /run/secrets/db_password",
+    # published sandbox cards, a year-led code, thousands grouped by spaces, a docket number
+    "Test card 4242 4242 4242 4242 with any CVC",
+    "Use 5555 5555 5555 4444 in the sandbox",
+    "Student number 2021-345-678",
+    "revenue of 12 345 678 901 EUR in 2023",
+    "Docket No. 2023-0456-789",
+    "NDC 0777-3105-02",
 ]
 
 
