@@ -37,7 +37,8 @@ _NOT_PERSONAL = re.compile(
     r"tax|document|doc|booking|confirmation|transaction|shipment|parcel|container|asset|licen[cs]e|policy|claim|"
     r"model|release|firmware|patch|revision|rev|imei|imsi|iccid|meid|esn|vin|s/n|sn|routing|aba|sort code|range|"
     r"reference|appointment|reservation|rma|quote|membership|loyalty|contract|cheque|lot|duns|doi|arxiv|pmid|cas|npi|"
-    r"oid|asin|isin|cusip|lei|catalog|catalogue|cat\.|docket|ndc|tariff(?: code)?|hts|"
+    r"oid|asin|isin|cusip|lei|catalog|catalogue|cat\.|docket|ndc|tariff(?: code)?|hts|receipt|flight|registration|"
+    r"badge|record|item|inventory(?: code)?|"
     r"(?:access|dial-in|dial in|pass|promo|postal|discount|product|voucher|coupon|activation|verification) code)"
     r"\b\s*(?:no\.?|num(?:ber)?|nr\.?|#|id)?\s*[:#.=\-]?\s*$"
 )
@@ -118,6 +119,7 @@ _NOT_A_PHONE_LAYOUT = re.compile(
     r"|(?:19|20)\d\d([-/.])\d+\2\d+$|\d{1,3}(?: \d{3}){3,}$"
 )
 _NON_DIGITS = re.compile(r"\D")
+_COUNTING = re.compile(r"012345678|123456789|234567890|987654321|876543210")  # nine digits counted in a row
 _FORMATTING = re.compile(r"[()\s.\-\u2013]")  # (not a slash: "415/555/0132" needs a phone word near it)
 _FORMATTING_NO_DASH = re.compile(r"[()\s.\-]")
 
@@ -136,8 +138,8 @@ def _phone_check(text: str, start: int, end: int) -> bool:
         return False
     if _NOT_A_PHONE_LAYOUT.match(number.strip()) or sum(len(g) == 1 for g in _DIGIT_GROUP.findall(number)) >= 4:
         return False
-    if len(set(digits[-7:])) == 1:
-        return False  # "(555) 555-5555", "000-000-0000": a form's stand-in
+    if len(set(digits[-7:])) == 1 or _COUNTING.search(digits):
+        return False  # "(555) 555-5555", "000-000-0000", "(123) 456-7890": a form's stand-in
     if number.startswith("00"):
         number = "+" + number[2:].lstrip(" -.")
     international = number.startswith("+")
@@ -220,10 +222,25 @@ def _card_runs(text: str):
                 break
 
 
+_FILE_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{1,4}\b")
+# Words that say a run of digits is a card: a card, its network, its parts (expiry, CVV) or a payment.
+_CARD_CONTEXT = re.compile(
+    r"(?i)card|visa|master|amex|american express|discover|diners|jcb|unionpay|maestro|\bcc\b|ccn|\bpan\b|credit|"
+    r"debit|payment|\bpa(?:y|id)|charge|billing|cvv|cvc|\bexp(?:\b|\.|iry|iration|ires)|valid|kart|karte|tarjeta|carte|"
+    r"cartão|cartao|carta|信用卡|卡号"
+)
+
+
+def _card_context(text: str, start: int, end: int) -> bool:
+    return bool(_CARD_CONTEXT.search(text, max(0, start - 60), start) or _CARD_CONTEXT.search(text, end, end + 40))
+
+
 def _card_spans(text: str):
     for run in _card_runs(text):
-        if run.start() and text[run.start() - 1].isalpha():
-            continue  # digits glued to letters: a code or an account (``DE89 3704 …``), not a card
+        if run.start() and (text[run.start() - 1].isalpha() or text[run.start() - 1] == "_"):
+            continue  # digits glued to letters: a code or an account (``DE89 3704 …``, ``txn_4539…``), not a card
+        if _FILE_EXTENSION.match(text, run.end()):
+            continue  # a file's name ("4539148803436467.pdf")
         groups = [(m.start(), m.end()) for m in _DIGIT_GROUP.finditer(text, run.start(), run.end())]
         best = None
         for i in range(len(groups)):
@@ -236,6 +253,8 @@ def _card_spans(text: str):
                 if len(separators) > 1 or (i or j < len(groups)) and "." in separators:
                     continue  # one kind of separator throughout; dotted groups only as a whole run
                 digits = "".join(text[s:e] for s, e in window)
+                if len(window) == 1 and not _card_context(text, window[0][0], window[0][1]):
+                    continue  # digits unbroken, with no word of payment near them: an id, a count, a sum
                 if card(digits) and (best is None or sum(sizes) > best[0]):
                     best = (sum(sizes), window[0][0], window[-1][1])
         if best:

@@ -138,6 +138,8 @@ POSITIVES = [
     ("card", "Jane Roe, DOB 1988-02-14, card 5555 4444 3333 2226, 12 High St", "5555 4444 3333 2226"),
     ("card", "amex 3782 822463 10013", "3782 822463 10013"),
     ("card", "card number: 4111-2222-3333-4448.", "4111-2222-3333-4448"),
+    ("card", "Visa 4539148803436467 exp 09/27", "4539148803436467"),
+    ("card", "paid with 4539148803436467 yesterday", "4539148803436467"),
     ("card", "paid with 4539148803436467, billing zip 94107", "4539148803436467"),
     ("card", "cc 4539  1488  0343  6467", "4539  1488  0343  6467"),
     ("card", "card: 4539 1488\n0343 6467", "4539 1488\n0343 6467"),
@@ -364,6 +366,16 @@ LOOKALIKES = [
     "revenue of 12 345 678 901 EUR in 2023",
     "Docket No. 2023-0456-789",
     "NDC 0777-3105-02",
+    # a card's digits unbroken with no word of payment near them, glued to an identifier, or naming a file
+    "the sum 4539148803436467 overflowed int32",
+    "session 4539148803436467 expired",
+    "txn_4539148803436467 settled",
+    "file 4539148803436467.pdf attached",
+    # a form's counting stand-ins and numbers after their own label
+    "Enter your number like (123) 456-7890",
+    "sample: 012-345-6789",
+    "receipt 415-555-0132 printed",
+    "item 415.555.0132 restocked",
 ]
 
 
