@@ -12,6 +12,7 @@ import re
 from datetime import date
 
 import phonenumbers
+from stdnum import isbn
 from stdnum.ca import sin
 from stdnum.gb import nhs
 from stdnum.in_ import aadhaar
@@ -119,6 +120,10 @@ _NOT_A_PHONE_LAYOUT = re.compile(
     r"|(?:19|20)\d\d([-/.])\d+\2\d+$|\d{1,3}(?: \d{3}){3,}$"
 )
 _NON_DIGITS = re.compile(r"\D")
+# A unit after the digits makes them a quantity (not "%0A", a URL-encoded line break).
+_UNIT_AFTER = re.compile(
+    r" ?(?:(?:mm|cm|km|kg|mg|lbs?|oz|ms|px|kb|mb|gb|tb|usd|eur|gbp)\b|%(?![0-9A-Fa-f]{2})|°)", re.I
+)
 _COUNTING = re.compile(r"012345678|123456789|234567890|987654321|876543210")  # nine digits counted in a row
 _FORMATTING = re.compile(r"[()\s.\-\u2013]")  # (not a slash: "415/555/0132" needs a phone word near it)
 _FORMATTING_NO_DASH = re.compile(r"[()\s.\-]")
@@ -138,6 +143,8 @@ def _phone_check(text: str, start: int, end: int) -> bool:
         return False
     if _NOT_A_PHONE_LAYOUT.match(number.strip()) or sum(len(g) == 1 for g in _DIGIT_GROUP.findall(number)) >= 4:
         return False
+    if _UNIT_AFTER.match(text, end) or (number.count("-") == 3 and isbn.is_valid(number)):
+        return False  # a measurement ("415 555 132 mm"), a book ("0-306-40615-2")
     if len(set(digits[-7:])) == 1 or _COUNTING.search(digits):
         return False  # "(555) 555-5555", "000-000-0000", "(123) 456-7890": a form's stand-in
     if number.startswith("00"):

@@ -376,6 +376,8 @@ LOOKALIKES = [
     "sample: 012-345-6789",
     "receipt 415-555-0132 printed",
     "item 415.555.0132 restocked",
+    "the book 0-306-40615-2 is out of print",
+    "measurements: 415 555 132 mm",
 ]
 
 
