@@ -124,6 +124,8 @@ _NON_DIGITS = re.compile(r"\D")
 _UNIT_AFTER = re.compile(
     r" ?(?:(?:mm|cm|km|kg|mg|lbs?|oz|ms|px|kb|mb|gb|tb|usd|eur|gbp)\b|%(?![0-9A-Fa-f]{2})|°)", re.I
 )
+# North American numbers in area code 555, which is assigned to no area: "(555) 123-4567" reaches no one.
+_NO_AREA = re.compile(r"(?:\+?1[ .\-]?)?\(?555\)?[ .\-]?\d{3}[ .\-]?\d{4}$")
 _COUNTING = re.compile(r"012345678|123456789|234567890|987654321|876543210")  # nine digits counted in a row
 _FORMATTING = re.compile(r"[()\s.\-\u2013]")  # (not a slash: "415/555/0132" needs a phone word near it)
 _FORMATTING_NO_DASH = re.compile(r"[()\s.\-]")
@@ -145,7 +147,7 @@ def _phone_check(text: str, start: int, end: int) -> bool:
         return False
     if _UNIT_AFTER.match(text, end) or (number.count("-") == 3 and isbn.is_valid(number)):
         return False  # a measurement ("415 555 132 mm"), a book ("0-306-40615-2")
-    if len(set(digits[-7:])) == 1 or _COUNTING.search(digits):
+    if len(set(digits[-7:])) == 1 or _COUNTING.search(digits) or _NO_AREA.match(number.strip()):
         return False  # "(555) 555-5555", "000-000-0000", "(123) 456-7890": a form's stand-in
     if number.startswith("00"):
         number = "+" + number[2:].lstrip(" -.")

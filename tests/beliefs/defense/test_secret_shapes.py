@@ -378,6 +378,8 @@ LOOKALIKES = [
     "item 415.555.0132 restocked",
     "the book 0-306-40615-2 is out of print",
     "measurements: 415 555 132 mm",
+    "example phone (555) 123-4567",
+    "call 1-555-123-4567 (not a real number)",
 ]
 
 
