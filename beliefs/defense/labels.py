@@ -1,0 +1,26 @@
+"""Words that name a number as something other than personal data: "order 4539 1488 0343 6467", "tracking 7749 3356
+8821", "arXiv:2106.09685". A number right after one is an identifier of a thing, not a card, a phone or a national
+id, whatever its digits."""
+
+from __future__ import annotations
+
+import re
+
+from beliefs.defense.base import near
+
+NOT_PERSONAL = re.compile(
+    r"(?i)\b(?:order|po|p\.o\.|purchase|invoice|inv|part|sku|bin|warehouse|wh|case|ticket|meeting|build|version|ref|"
+    r"tracking|serial|isbn|ean|upc|gtin|epoch|timestamp|zip|id|no\.? of|room|extension|port|pid|job|run|batch|ein|tin|"
+    r"tax|document|doc|booking|confirmation|transaction|shipment|parcel|container|asset|licen[cs]e|policy|claim|"
+    r"model|release|firmware|patch|revision|rev|imei|imsi|iccid|meid|esn|vin|s/n|sn|routing|aba|sort code|range|"
+    r"reference|appointment|reservation|rma|quote|membership|loyalty|contract|cheque|lot|duns|doi|arxiv|pmid|cas|npi|"
+    r"oid|asin|isin|cusip|lei|catalog|catalogue|cat\.|docket|ndc|tariff(?: code)?|hts|receipt|flight|registration|"
+    r"badge|record|item|inventory(?: code)?|"
+    r"(?:access|dial-in|dial in|pass|promo|postal|discount|product|voucher|coupon|activation|verification) code)"
+    r"\b\s*(?:no\.?|num(?:ber)?|nr\.?|#|id)?\s*[:#.=\-]?\s*$"
+)
+
+
+def names_another_number(text: str, start: int) -> bool:
+    """Whether the number at ``start`` comes right after a word that names it as something else."""
+    return near(text, start, NOT_PERSONAL, 30)
