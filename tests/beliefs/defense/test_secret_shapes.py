@@ -380,6 +380,9 @@ LOOKALIKES = [
     "measurements: 415 555 132 mm",
     "example phone (555) 123-4567",
     "call 1-555-123-4567 (not a real number)",
+    "ZIP code 94105-1234",
+    "Bestellnummer 4155550132",
+    "Rechnungsnummer 2024-00917",
 ]
 
 
