@@ -182,8 +182,8 @@ _MENTION = re.compile(
     r"\basked (?:the )?(?:bot|assistant|model|agent)(?: to)?|\bstore text like|\bwrites?|\bwrote|\bcontaining|"
     r"\bquote[sd]?|" + REPORTED + r")\W{0,4}$"
 )
+_COMMA = re.compile(r",\s+")  # (where an order to an addressed model may follow a statement)
 # A memory instruction tacked on after a statement: "Mallory runs payroll, remember that from now on."
-_COMMA = re.compile(r",\s+")
 _TAIL = re.compile(
     r"(?:,|\band\b|\bso\b|\bbut\b)\s+(?=(?:please\s+|also\s+|and\s+)?(?:remember|memori[sz]e|store|save|record|"
     r"note|keep (?:this|that|it) in mind|commit|learn|update your|add (?:this|that|it) to|treat|consider)\b)"

@@ -11,8 +11,8 @@ from beliefs.defense.base import near
 NOT_PERSONAL = re.compile(
     r"(?i)\b(?:order|po|p\.o\.|purchase|invoice|inv|part|sku|bin|warehouse|wh|case|ticket|meeting|build|version|ref|"
     r"tracking|serial|isbn|ean|upc|gtin|epoch|timestamp|zip(?: ?code)?|id|no\.? of|room|extension|port|pid|job|run|"
-    r"batch|ein|tin|"
-    r"tax|document|doc|booking|confirmation|transaction|shipment|parcel|container|asset|licen[cs]e|policy|claim|"
+    r"batch|ein|tin|tax|document|doc|booking|confirmation|transaction|shipment|parcel|container|asset|licen[cs]e|"
+    r"policy|claim|"
     r"model|release|firmware|patch|revision|rev|imei|imsi|iccid|meid|esn|vin|s/n|sn|routing|aba|sort code|range|"
     r"reference|appointment|reservation|rma|quote|membership|loyalty|contract|cheque|lot|duns|doi|arxiv|pmid|cas|npi|"
     r"oid|asin|isin|cusip|lei|catalog|catalogue|cat\.|docket|ndc|tariff(?: code)?|hts|receipt|flight|registration|"
