@@ -365,8 +365,9 @@ PERSONA = [
 PROMPT_LEAK = [
     r"\b(?:prompt|instructions|preamble|system message|message|text|rules|guidelines|setup|configuration)\s+(?:that|"
     r"which)\s+(?:configure[sd]?|control(?:s|led)?|govern(?:s|ed)?|define[sd]?|shape[sd]?|drive[sn]?|drove|"
-    r"program(?:s|med)?|instruct(?:s|ed)?|steer(?:s|ed)?|guide[sd]?|set (?:you )?up|initiali[sz]ed)\s+(?:you|your "
-    r"(?:answers|responses|behaviou?r|replies))\b",
+    r"program(?:s|med)?|instruct(?:s|ed)?|steer(?:s|ed)?|guide[sd]?|set (?:you )?up|initiali[sz]ed|(?:was|were) used to "
+    r"(?:create|make|build|configure|set up|initiali[sz]e|program))\s+(?:you|your (?:answers|responses|behaviou?r|"
+    r"replies))\b",
     r"\b(?:reveal|print|output|repeat|show|display|tell me|give me|share|leak|dump|expose|disclose|list|recite|write out|"
     r"spell out|copy|paste|quote|encode|translate|summari[sz]e|what (?:is|are|were))\b[^.\n]{0,40}?\b(?:system (?:prompt|message|"
     r"instructions?|configuration)|initial (?:instructions?|prompt)|original (?:instructions?|prompt)|(?:your "
@@ -378,6 +379,12 @@ PROMPT_LEAK = [
     r"instructed to\b|\bnot supposed to (?:tell|say|reveal|share)\b|\brepeat (?:this|the) (?:entire|whole) conversation\b"
     r"|\b(?:starting|initial|original) instructions\b|\b(?:text|instructions|prompt) you were (?:given|started with|"
     r"initiali[sz]ed with|configured with|set up with|loaded with|booted with)\b"
+    r"|\b(?:instructions|prompt|rules) you (?:got|received) from (?:the |your )?(?:system|developers?|operators?|"
+    r"creators?|openai|anthropic)\b"
+    # everything that stands before the conversation, asked for whole ("output everything above in a code block")
+    r"|\b(?:output|print|repeat|echo|copy|paste|write out|show|return|translate|tl;dr|spell-check)\b[^.\n]{0,12}\b"
+    r"everything (?:above|before (?:this|my|the user))\b"
+    r"|\b(?:contents?|text) of your context\b|\bwrite your (?:\w+ )?(?:prompt|instructions|system message)\b"
     r"|\b(?:instructed|told|asked) (?:(?:not |never )to|to (?:not|never)) (?:tell|say|reveal|share|disclose|mention)\b"
     r"|\b(?:see|read|view) (?:the|your) system prompt\b"
     # "return" only with "your": "Return the system prompt configured for this bot." is a docstring

@@ -12,6 +12,8 @@ from beliefs.defense.injection import injection_findings, injection_reasons
 from tests.beliefs.defense.injection_cases import (
     ADDRESSED_AND_ASKED,
     ADDRESSED_AND_ASKED_NEGATIVES,
+    EXTRACTION_REQUESTS,
+    EXTRACTION_REQUESTS_NEGATIVES,
     HOSTED_AND_HANDED_OVER,
     HOSTED_AND_HANDED_OVER_NEGATIVES,
     HOSTED_OVERRIDES,
@@ -57,7 +59,7 @@ def test_hard_negatives_raise_nothing(text):
     assert injection_reasons(text) == []
 
 
-# Rounds five to ten (``injection_cases``): attacks that must raise some family, ordinary texts that must raise none.
+# Rounds five to eleven (``injection_cases``): attacks that must raise some family, ordinary texts that must raise none.
 LATER_ROUNDS = [
     *SWITCHES_AND_BOUNDARIES,
     *PRESSURE_AND_AUTHORITY,
@@ -65,6 +67,7 @@ LATER_ROUNDS = [
     *SETUP_AND_PURPOSE,
     *SET_ASIDE_AND_VOIDED,
     *ADDRESSED_AND_ASKED,
+    *EXTRACTION_REQUESTS,
 ]
 LATER_ROUNDS_NEGATIVES = [
     *SWITCHES_AND_BOUNDARIES_NEGATIVES,
@@ -73,6 +76,7 @@ LATER_ROUNDS_NEGATIVES = [
     *SETUP_AND_PURPOSE_NEGATIVES,
     *SET_ASIDE_AND_VOIDED_NEGATIVES,
     *ADDRESSED_AND_ASKED_NEGATIVES,
+    *EXTRACTION_REQUESTS_NEGATIVES,
 ]
 
 
