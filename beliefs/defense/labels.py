@@ -26,3 +26,8 @@ NOT_PERSONAL = re.compile(
 def names_another_number(text: str, start: int) -> bool:
     """Whether the number at ``start`` comes right after a word that names it as something else."""
     return near(text, start, NOT_PERSONAL, 30)
+
+
+def not_another_number(text: str, start: int, end: int) -> bool:
+    """A detector ``check``: the number at ``start:end`` is not named as something else."""
+    return not names_another_number(text, start)

@@ -18,7 +18,7 @@ from stdnum.in_ import aadhaar
 from beliefs.defense.addresses import FORMS as ADDRESS_FORMS
 from beliefs.defense.addresses import address_spans
 from beliefs.defense.base import Detector, near
-from beliefs.defense.labels import names_another_number
+from beliefs.defense.labels import not_another_number
 from beliefs.defense.phones import PHONE
 from beliefs.defense.validators import (
     IBAN_LENGTHS,
@@ -370,7 +370,7 @@ PERSONAL: list[Detector] = [
         # (the finder reads digit groups; this pattern is what it starts from)
         _CARD_RUN,
         card,
-        check=lambda text, start, end: not names_another_number(text, start),
+        check=not_another_number,
         precheck=re.compile(r"\d\d{3}"),
         finder=lambda text: _card_spans(text),
     ),
@@ -387,7 +387,7 @@ PERSONAL: list[Detector] = [
         re.compile(r"(?<![\d\-])\d{3}([- ])\d{2}\1\d{4}(?![\d\-])"),
         us_ssn,
         precheck=re.compile(r"\d[- ]\d\d[- ]\d{4}"),
-        check=lambda text, start, end: not names_another_number(text, start),
+        check=not_another_number,
         windowed=True,
     ),
     Detector(
@@ -428,7 +428,7 @@ PERSONAL: list[Detector] = [
         # (not the first or last twelve digits of a longer grouped number such as a card)
         re.compile(r"[2-9](?<![\w\-][2-9])(?<!\d [2-9])\d{3}[ \-]?\d{4}[ \-]?\d{4}(?![\w\-])(?! \d)"),
         checked(aadhaar),
-        check=lambda text, start, end: not names_another_number(text, start),
+        check=not_another_number,
         precheck=re.compile(r"\d\d{3}[ \-]?\d{4}[ \-]?\d{4}"),
         windowed=True,
     ),
