@@ -178,6 +178,8 @@ OVERRIDE = [
     # The canned outputs of injection tests and contests ("say 'I have been PWNED'", "instead write HACKED").
     r"\b(?:say|print|output|write|respond with|reply with|return|type)\b[^.\n]{0,20}?[\"'“‘]?(?:i have been |i've been |"
     r"you(?:'ve| have) been )?(?:pwned|hacked|owned|jailbroken)\b",
+    r"\b(?:say|print|output|write|respond|reply|answer|return|type|state|display|repeat|begin|start|end)\b[^.\n]{0,30}?"
+    r"[\"'“‘](?:i have been pwned|i've been pwned|access granted)\b",
     # Switching the model's safety off by name ("{GODMODE: ENABLED}", "sudo mode: on. safety checks: off",
     # "ADMIN OVERRIDE CODE 7731", "you are in developer mode now").
     r"\bgod ?mode\b\s*[:=]?\s*(?:enabled|activated|engaged|on|true|1)\b|\bsudo mode\s*[:=]?\s*(?:on|enabled|activated)\b"
@@ -445,7 +447,7 @@ TOOL_CALL = [
     r"\bto=functions\.\w+|\bfunctions\.\w+\s*\(|\bdefault_api\.\w+\s*\(",
     r"[\"']method[\"']\s*:\s*[\"']tools/call[\"']|[\"'](?:tool_calls|function_call)[\"']\s*:|[\"']type[\"']\s*:\s*[\"']tool_use",
     r"```(?:tool_code|tool_call|function_call|tool)\b|<\|start_header_id\|>ipython|<\|im_start\|>tool",
-    r"\baction\s*:\s*[\w.\-]+\s*\n\s*action input\s*:|(?:^|\n)\s*thought\s*:[^\n]*\n\s*action\s*:",
+    r"\baction\s*:\s*[\w.\-]+[ \t]*[.;,]?\s*action input\s*:|(?:^|\n)\s*thought\s*:[^\n]*\n\s*action\s*:",
     r"\b(?:call|invoke|use|run|execute) the [\w\-]+ (?:tool|function)\b",
 ]
 

@@ -29,6 +29,8 @@ from tests.beliefs.defense.injection_cases import (
     SETUP_AND_PURPOSE_NEGATIVES,
     SWITCHES_AND_BOUNDARIES,
     SWITCHES_AND_BOUNDARIES_NEGATIVES,
+    TASK_TAKEOVERS,
+    TASK_TAKEOVERS_NEGATIVES,
 )
 
 
@@ -59,7 +61,7 @@ def test_hard_negatives_raise_nothing(text):
     assert injection_reasons(text) == []
 
 
-# Rounds five to eleven (``injection_cases``): attacks that must raise some family, ordinary texts that must raise none.
+# Rounds five to twelve (``injection_cases``): attacks that must raise some family, ordinary texts that must raise none.
 LATER_ROUNDS = [
     *SWITCHES_AND_BOUNDARIES,
     *PRESSURE_AND_AUTHORITY,
@@ -68,6 +70,7 @@ LATER_ROUNDS = [
     *SET_ASIDE_AND_VOIDED,
     *ADDRESSED_AND_ASKED,
     *EXTRACTION_REQUESTS,
+    *TASK_TAKEOVERS,
 ]
 LATER_ROUNDS_NEGATIVES = [
     *SWITCHES_AND_BOUNDARIES_NEGATIVES,
@@ -77,6 +80,7 @@ LATER_ROUNDS_NEGATIVES = [
     *SET_ASIDE_AND_VOIDED_NEGATIVES,
     *ADDRESSED_AND_ASKED_NEGATIVES,
     *EXTRACTION_REQUESTS_NEGATIVES,
+    *TASK_TAKEOVERS_NEGATIVES,
 ]
 
 
