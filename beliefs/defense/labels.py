@@ -10,7 +10,8 @@ from beliefs.defense.base import near
 
 NOT_PERSONAL = re.compile(
     r"(?i)\b(?:order|po|p\.o\.|purchase|invoice|inv|part|sku|bin|warehouse|wh|case|ticket|meeting|build|version|ref|"
-    r"tracking|serial|isbn|ean|upc|gtin|epoch|timestamp|zip(?: ?code)?|id|no\.? of|room|extension|port|pid|job|run|"
+    r"tracking|serial|isbn|ean|upc|gtin|epoch|timestamp|zip(?:\+4)?(?: ?code)?|id|no\.? of|room|extension|port|pid|"
+    r"job|run|"
     r"batch|ein|tin|tax|document|doc|booking|confirmation|transaction|shipment|parcel|container|asset|licen[cs]e|"
     r"policy|claim|"
     r"model|release|firmware|patch|revision|rev|imei|imsi|iccid|meid|esn|vin|s/n|sn|routing|aba|sort code|range|"

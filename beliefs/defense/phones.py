@@ -56,6 +56,30 @@ _FORMATTING = re.compile(r"[()\s.\-\u2013]")  # (not a slash: "415/555/0132" nee
 _FORMATTING_NO_DASH = re.compile(r"[()\s.\-]")
 
 
+# "<noun> code 615 204 8890", "<noun> number 44 8813 7720": the digits are that noun's identifier, unless the noun is
+# one a phone number goes by ("contact number", "my number", "home no."). A phone word is such a noun too.
+_NAMED_BY = re.compile(
+    r"(?i)(?<![^\W_])(?:([^\W\d_]+)[ \t]+)?([^\W\d_][\w\-]*)[ \t]+(?:code|number|no\.?|nr\.?|num\.?)"
+    r"[ \t]*[:#=\-]?[ \t]*$"
+)
+_PHONE_OWNERS = frozenset(
+    "my his her their your our its the a an this that new old same other alternate alternative backup home work office "
+    "direct business personal private main daytime evening primary secondary emergency landline line support service "
+    "helpline hotline switchboard reception toll-free freephone dial-in voicemail pager beeper best back".split()
+)
+# Nouns of a person's own numbers ("Social Security number", "passport number"): the digits stay personal data, and
+# in a slice of text that cut the number's own detector off they are still redacted, as a phone.
+_PERSONAL_NOUNS = frozenset(
+    "social security passport insurance identity identification national citizen citizenship residence resident "
+    "voter pension health medicare medicaid nhs patient ssn".split()
+)
+# A ZIP+4 code after a US state's postal abbreviation ("Austin, TX 78701-4321"); five digits, a dash and four are
+# also a Brazilian mobile ("91234-5678"), so only there.
+_ZIP_PLUS_FOUR = re.compile(r"\d{5}-\d{4}$")
+_STATE_BEFORE = re.compile(
+    r"\b(?:A[KLRSZ]|C[AOT]|D[CE]|F[LM]|G[AU]|HI|I[ADLN]|K[SY]|LA|M[ADEINOPST]|N[CDEHJMVY]|O[HKR]|P[AR]|RI|S[CD]|T[NX]|"
+    r"UT|V[AIT]|W[AIVY]),?[ \t]+$"
+)
 # Digits inside a code that letters began ("1Z 999 AA1 01 2345 678 4", a UPS tracking number).
 _CODE_BEFORE = re.compile(r"(?:\b1Z[ \dA-Z]{0,12}|\b[A-Z]+\d+ )$")
 
@@ -72,6 +96,10 @@ def _phone_check(text: str, start: int, end: int) -> bool:
         return False
     if _UNIT_AFTER.match(text, end) or (number.count("-") == 3 and isbn.is_valid(number)):
         return False  # a measurement ("415 555 132 mm"), a book ("0-306-40615-2")
+    if (named := _NAMED_BY.search(text, max(0, start - 40), start)) and _not_a_phone_owner(*named.groups()):
+        return False
+    if _ZIP_PLUS_FOUR.match(number.strip()) and _STATE_BEFORE.search(text, max(0, start - 6), start):
+        return False
     if len(set(digits[-7:])) == 1 or _COUNTING.search(digits) or _NO_AREA.match(number.strip()):
         return False  # "(555) 555-5555", "000-000-0000", "(123) 456-7890": a form's stand-in
     if number.startswith("00"):
@@ -97,6 +125,16 @@ def _phone_check(text: str, start: int, end: int) -> bool:
         if phonenumbers.is_possible_number(parsed):
             return True
     return False
+
+
+def _not_a_phone_owner(before: str | None, noun: str) -> bool:
+    """Whether ``noun`` (after the word ``before``) names a number as something other than a phone: not a phone word,
+    nor a phone word's end split off by a space ("callb ack number")."""
+    owners = (noun, before + noun) if before else (noun,)
+    return not any(
+        word.lower() in _PHONE_OWNERS or word.lower() in _PERSONAL_NOUNS or _PHONE_CONTEXT.fullmatch(word)
+        for word in owners
+    )
 
 
 def _valid_somewhere(number: str) -> bool:

@@ -259,6 +259,11 @@ POSITIVES = [
     ("phone", "Tél : 01.42.68.53.00", "01.42.68.53.00"),
     ("phone", "Ihre Handynummer ist 0151 12345678.", "0151 12345678"),
     ("phone", "Call 0151–12345678 tonight", "0151–12345678"),
+    # the nouns a phone number goes by, a phone word split by a space, a person's own number, a Brazilian mobile
+    ("phone", "her home number 415-555-0132", "415-555-0132"),
+    ("phone", "my number: (415) 555-0132", "(415) 555-0132"),
+    ("phone", "customer callb ack number 2443 2386 (left voicemail)", "2443 2386"),
+    ("phone", "Ligue para 91234-5678 amanhã.", "91234-5678"),
     ("mac", "MAC 00:11:22:33:44:55 on eth0", "00:11:22:33:44:55"),
     ("mac", "device 10-20-30-40-50-61 joined the network", "10-20-30-40-50-61"),
     ("mac", "the printer at 3c:22:fb:01:02:03 is offline", "3c:22:fb:01:02:03"),
@@ -383,6 +388,13 @@ LOOKALIKES = [
     "ZIP code 94105-1234",
     "Bestellnummer 4155550132",
     "Rechnungsnummer 2024-00917",
+    # a number that another noun's "code" or "number" names, and a ZIP+4 after a state
+    "Join with conference code 615 204 8890#.",
+    "Load number 44 8813 7720 on the bill of lading.",
+    "account number 4155550132",
+    "UK Limited Company, (Company number: 03877731)",
+    "Mail it to San Francisco, CA 94105-1234 please.",
+    "ZIP+4 code 94105-1234 on the envelope.",
 ]
 
 
