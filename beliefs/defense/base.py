@@ -67,6 +67,10 @@ def token(
     )
 
 
+# A run of digits ("415" in "(415) 555-0132").
+DIGIT_RUN = re.compile(r"\d+")
+
+
 def near(text: str, start: int, words: re.Pattern, before: int = 40, after: int = 0) -> bool:
     """Whether ``words`` occurs in the ``before`` characters ahead of ``start`` (or ``after`` characters after)."""
     window = text[max(0, start - before) : start]

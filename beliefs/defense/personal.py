@@ -17,7 +17,7 @@ from stdnum.in_ import aadhaar
 
 from beliefs.defense.addresses import FORMS as ADDRESS_FORMS
 from beliefs.defense.addresses import address_spans
-from beliefs.defense.base import Detector, near
+from beliefs.defense.base import DIGIT_RUN, Detector, near
 from beliefs.defense.labels import not_another_number
 from beliefs.defense.phones import PHONE
 from beliefs.defense.validators import (
@@ -86,7 +86,6 @@ def _emails(text: str):
 _CARD_SEPARATOR = r"(?:[ \t\u00a0\u2009\u202f]{1,3}|[ \t]?[\-.][ \t]?|[ \t]?\r?\n[ \t]?)"
 # (the first digit comes before the look-behinds, so a search skips to digits: see ``narrow``)
 _CARD_RUN = re.compile(rf"\d(?<![\d.,/]\d)(?<!\d-\d)\d{{0,18}}(?:{_CARD_SEPARATOR}\d{{1,19}}){{0,7}}(?![\d])")
-_DIGIT_GROUP = re.compile(r"\d+")
 _CARD_LAYOUTS = ((4, 6, 5), (4, 6, 4))
 
 
@@ -145,7 +144,7 @@ def _card_spans(text: str):
             continue  # digits glued to letters: a code or an account (``DE89 3704 …``, ``txn_4539…``), not a card
         if _FILE_EXTENSION.match(text, run.end()):
             continue  # a file's name ("4539148803436467.pdf")
-        groups = [(m.start(), m.end()) for m in _DIGIT_GROUP.finditer(text, run.start(), run.end())]
+        groups = [(m.start(), m.end()) for m in DIGIT_RUN.finditer(text, run.start(), run.end())]
         best = None
         for i in range(len(groups)):
             for j in range(len(groups), i, -1):

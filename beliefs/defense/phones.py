@@ -13,7 +13,7 @@ import re
 import phonenumbers
 from stdnum import isbn
 
-from beliefs.defense.base import Detector, near
+from beliefs.defense.base import DIGIT_RUN, Detector, near
 from beliefs.defense.labels import names_another_number
 
 # Words that say a number is a phone number; a key's underscore or a "#" does not end them ("phone_number", "Ph#");
@@ -92,7 +92,7 @@ def _phone_check(text: str, start: int, end: int) -> bool:
     digits = _NON_DIGITS.sub("", number)
     if not 7 <= len(digits) <= 15 or _DATE_OR_TIME.search(number) or names_another_number(text, start):
         return False
-    if _NOT_A_PHONE_LAYOUT.match(number.strip()) or sum(len(g) == 1 for g in _DIGIT_GROUP.findall(number)) >= 4:
+    if _NOT_A_PHONE_LAYOUT.match(number.strip()) or sum(len(g) == 1 for g in DIGIT_RUN.findall(number)) >= 4:
         return False
     if _UNIT_AFTER.match(text, end) or (number.count("-") == 3 and isbn.is_valid(number)):
         return False  # a measurement ("415 555 132 mm"), a book ("0-306-40615-2")
@@ -147,8 +147,6 @@ def _valid_somewhere(number: str) -> bool:
             continue
     return False
 
-
-_DIGIT_GROUP = re.compile(r"\d+")
 
 PHONE = Detector(
     "phone_number",
