@@ -168,10 +168,25 @@ def summary_ms(values_s: list[float]) -> dict:
 def machine() -> dict:
     return {
         "cpus": os.cpu_count(),
+        "cpu": cpu_model(),
         "python": platform.python_version(),
         "platform": platform.platform(),
         "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
+
+
+def cpu_model() -> str:
+    """The processor's name and whether it has bfloat16 instructions: the same benchmark reads differently on
+    machines of the same size (retained texts are embedded in bfloat16 batches only where the CPU has them)."""
+    from memoryhub.embeddings import cpu_has_bfloat16
+
+    name = ""
+    try:
+        with open("/proc/cpuinfo") as info:
+            name = next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), "")
+    except OSError:
+        pass
+    return f"{name or platform.processor() or 'unknown'}{' (bfloat16)' if cpu_has_bfloat16() else ''}"
 
 
 def rss_mb() -> float:
