@@ -41,14 +41,19 @@ _EXTENSION = re.compile(r"(?i)\s*(?:x|ext\.?)\s*\d+$")
 # "1.3.6.1.2.1.1.5.0", where a number has at most a country code, a trunk "0" and one more: "+33 (0)6 32 66 69 02".)
 _NOT_A_PHONE_LAYOUT = re.compile(
     r"\d+\.\d+$|(?:19|20)\d\d([-/.])(?:0[1-9]|1[0-2])\1"
-    # a year leading two more groups ("2021-345-678", "2023-0456-789"); thousands grouped by spaces ("12 345 678 901")
-    r"|(?:19|20)\d\d([-/.])\d+\2\d+$|\d{1,3}(?: \d{3}){3,}$"
+    # a year leading two more groups ("2021-345-678", "2023 1587 42"); thousands grouped by spaces ("12 345 678 901");
+    # five groups or more, the last of one digit ("4 15 55 50 13 2", "41-55-50-13-2": numbers end in longer groups)
+    r"|(?:19|20)\d\d([-/. ])\d+\2\d+$|\d{1,3}(?: \d{3}){3,}$|(?:\d+\D+){4,}\d$"
 )
 _NON_DIGITS = re.compile(r"\D")
 # A unit after the digits makes them a quantity (not "%0A", a URL-encoded line break).
 _UNIT_AFTER = re.compile(
-    r" ?(?:(?:mm|cm|km|kg|mg|lbs?|oz|ms|px|kb|mb|gb|tb|usd|eur|gbp)\b|%(?![0-9A-Fa-f]{2})|°)", re.I
+    r" ?(?:(?:mm|cm|km|kg|mg|lbs?|oz|ms|ns|px|kb|mb|gb|tb|usd|eur|gbp|hz|khz|mhz|ghz|kwh|kw|mah|rpm|fps|dpi|ppm|"
+    r"[kmg]?bps|ml|ft|mi|yd|sec|secs|mins?|hrs?|mph|kph|psi|kcal|db)\b|%(?![0-9A-Fa-f]{2})|°|km²|m²)",
+    re.I,
 )
+# A number in an equation ("555 - 123 - 4567 = -4135") is an operand.
+_EQUATION_AFTER = re.compile(r"\s*=")
 # North American numbers in area code 555, which is assigned to no area: "(555) 123-4567" reaches no one.
 _NO_AREA = re.compile(r"(?:\+?1[ .\-]?)?\(?555\)?[ .\-]?\d{3}[ .\-]?\d{4}$")
 _COUNTING = re.compile(r"012345678|123456789|234567890|987654321|876543210")  # nine digits counted in a row
@@ -59,7 +64,7 @@ _FORMATTING_NO_DASH = re.compile(r"[()\s.\-]")
 # "<noun> code 615 204 8890", "<noun> number 44 8813 7720": the digits are that noun's identifier, unless the noun is
 # one a phone number goes by ("contact number", "my number", "home no."). A phone word is such a noun too.
 _NAMED_BY = re.compile(
-    r"(?i)(?<![^\W_])(?:([^\W\d_]+)[ \t]+)?([^\W\d_][\w\-]*)[ \t]+(?:code|number|no\.?|nr\.?|num\.?)"
+    r"(?i)(?<![^\W_])(?:([^\W\d_]+)[ \t]+)?([^\W\d_][\w\-]*)[ \t]+(?:codes?|numbers?|no\.?|nr\.?|num\.?)"
     r"[ \t]*[:#=\-]?[ \t]*$"
 )
 _PHONE_OWNERS = frozenset(
@@ -94,8 +99,10 @@ def _phone_check(text: str, start: int, end: int) -> bool:
         return False
     if _NOT_A_PHONE_LAYOUT.match(number.strip()) or sum(len(g) == 1 for g in DIGIT_RUN.findall(number)) >= 4:
         return False
-    if _UNIT_AFTER.match(text, end) or (number.count("-") == 3 and isbn.is_valid(number)):
-        return False  # a measurement ("415 555 132 mm"), a book ("0-306-40615-2")
+    if _UNIT_AFTER.match(text, end) or _EQUATION_AFTER.match(text, end):
+        return False  # a measurement ("415 555 132 mm"), an operand
+    if number.count("-") == 3 and isbn.is_valid(number):
+        return False  # a book ("0-306-40615-2")
     if (named := _NAMED_BY.search(text, max(0, start - 40), start)) and _not_a_phone_owner(*named.groups()):
         return False
     if _ZIP_PLUS_FOUR.match(number.strip()) and _STATE_BEFORE.search(text, max(0, start - 6), start):

@@ -395,6 +395,13 @@ LOOKALIKES = [
     "UK Limited Company, (Company number: 03877731)",
     "Mail it to San Francisco, CA 94105-1234 please.",
     "ZIP+4 code 94105-1234 on the envelope.",
+    # an operand, a unit, a last group of one digit, a year leading spaced groups, a colour, a plural label
+    "The math worked out: 555 - 123 - 4567 = -4135.",
+    "Frequencies 415 555 0132 Hz from the sensor.",
+    "The lottery draw was 4 15 55 50 13 2.",
+    "cohort 2023 1587 42",
+    "RGB 255 128 064 is the brand orange.",
+    "Part numbers 415-555-0132 are on the crate.",
 ]
 
 
