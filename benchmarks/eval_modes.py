@@ -25,6 +25,8 @@ _MODES = {
     "full+coverage": {"settings": {"RECALL_COVERAGE": 0.3}},
     "full+feedback": {"settings": {"RECALL_FEEDBACK": 0.75}},
     "full+hop": {"settings": {"RECALL_HOP_WEIGHT": 0.1}},
+    "full+ceiling": {"settings": {"RECALL_LEXICAL_CEILING": 1.0}},
+    "full+ceiling-half": {"settings": {"RECALL_LEXICAL_CEILING": 0.5}},
     # The graph channel as it was: seeded by entities of every kind, names included.
     "full+graph-all-kinds": {"settings": {"RECALL_GRAPH_SEED_KINDS": ()}},
     "full+fetch": {"settings": {"RECALL_HOP_FETCH": 8}},

@@ -352,6 +352,8 @@ MEMORYHUB = {
     # Added to the reranked score of an episode whose subject the query names ("What do Dana's kids like?" puts
     # Dana's own turns first among equals), on the scale of the temporal and graph votes; 0 switches it off.
     "RECALL_SUBJECT_WEIGHT": float(os.environ.get("MEMORYHUB_RECALL_SUBJECT_WEIGHT", "0.1")),
+    # Share of the query's summed idf that counts as a full keyword match in reranking (0: the pool's best does).
+    "RECALL_LEXICAL_CEILING": float(os.environ.get("MEMORYHUB_RECALL_LEXICAL_CEILING", "0")),
     # Pseudo-relevance feedback (beliefs.engine.feedback): Rocchio's beta, how far the query vector moves towards
     # the first ranking's best items before the pool's dense similarity is measured again; 0 switches it off.
     "RECALL_FEEDBACK": float(os.environ.get("MEMORYHUB_RECALL_FEEDBACK", "0")),

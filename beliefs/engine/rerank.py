@@ -54,8 +54,13 @@ def rerank_scores(
     following: np.ndarray | None = None,
     weights: dict[str, float] | None = None,
     cross_scores: np.ndarray | None = None,
+    lexical_ceiling: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each candidate's final score and its ``context`` feature, as arrays in candidate order.
+
+    ``lexical_ceiling``: a BM25 score that counts as a full keyword match (the lexical signal is the score over the
+    larger of it and the pool's best), so a pool whose best shares only common words with the query does not get
+    the full lexical weight; 0 normalises by the pool's best alone.
 
     ``previous``/``following`` hold the position of each candidate's thread neighbours among
     the candidates (-1: none there): a candidate gains ``context`` times the stronger
@@ -63,7 +68,8 @@ def rerank_scores(
     matches the question.
     """
     w = {**DEFAULT_WEIGHTS, **(weights or {})}
-    lex_n = lexical / lexical.max() if lexical.size and lexical.max() > 0 else lexical
+    top = max(float(lexical.max()), lexical_ceiling) if lexical.size else 0.0
+    lex_n = lexical / top if top > 0 else lexical
     dense_n = _normalise(np.asarray(dense, dtype=np.float64))
     graph_n = graph / graph.max() if graph.size and graph.max() > 0 else graph
     fusion_n = fusion / fusion.max() if fusion.size and fusion.max() > 0 else fusion

@@ -1,7 +1,15 @@
 import numpy as np
 
 from beliefs.engine.packing import best_passage, pack_greedy
-from beliefs.engine.rerank import collapse_duplicates, cover, keep_order, latest_faces, rerank, subject_named
+from beliefs.engine.rerank import (
+    collapse_duplicates,
+    cover,
+    keep_order,
+    latest_faces,
+    rerank,
+    rerank_scores,
+    subject_named,
+)
 from beliefs.engine.types import FusedCandidate
 from memoryhub.tokens import count_tokens
 
@@ -26,6 +34,26 @@ def test_temporal_and_graph_support_break_near_ties():
     assert ranked[0].candidate.item_id == 2
     pool = [candidate(1, 0.02), candidate(2, 0.02, ("graph", "semantic"), graph=3.0)]
     assert rerank(pool, dense=np.array([0.5, 0.5]), lexical={})[0].candidate.item_id == 2
+
+
+def test_a_weak_best_keyword_match_does_not_get_the_full_lexical_weight_under_a_ceiling():
+    # Candidate 0 shares only a common word with the query (BM25 1.0 of a possible 6.0); candidate 1 is much closer
+    # in meaning. Normalised by the pool's best, the common word counts as a full keyword match and wins.
+    # (candidate 2, far from the query, fixes the bottom of the dense scale)
+    signals = {
+        "dense": np.array([0.45, 0.55, 0.10]),
+        "lexical": np.array([1.0, 0.0, 0.0]),
+        "fusion": np.array([0.02, 0.02, 0.02]),
+        "graph": np.zeros(3),
+        "temporal": np.zeros(3),
+    }
+    by_best, _ = rerank_scores(**signals)
+    under_ceiling, _ = rerank_scores(**signals, lexical_ceiling=6.0)
+    assert by_best[0] > by_best[1]
+    assert under_ceiling[1] > under_ceiling[0]
+    # A ceiling below the pool's best changes nothing: the best still counts as a full match.
+    low, _ = rerank_scores(**signals, lexical_ceiling=0.5)
+    assert np.allclose(low, by_best)
 
 
 def test_cross_encoder_scores_replace_dense_and_lexical():
