@@ -203,8 +203,7 @@ def rank(request: RecallRequest, gathered: Gathered, batch: ChannelBatch) -> Ran
     temporal_votes = _channel_column(fused, fused_at, "temporal", raw=False)
     speaker_weight = settings.MEMORYHUB["RECALL_SUBJECT_WEIGHT"]
     named = speaker_weight * subject_named(request.query, rows.subjects) if speaker_weight else 0.0
-    share = settings.MEMORYHUB["RECALL_LEXICAL_CEILING"]
-    ceiling = share * sum(gathered.terms.idf.values()) if share and gathered.terms is not None else 0.0
+    ceiling = settings.MEMORYHUB["RECALL_LEXICAL_CEILING"] * sum(gathered.terms.idf.values())
 
     def rescore(dense_column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         scores, context = rerank_scores(
