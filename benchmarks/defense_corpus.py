@@ -20,6 +20,8 @@ from urllib.parse import quote
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "governance" / "defense_corpus.json"
 rng = random.Random(20261202)
+# Kinds added later draw from generators of their own, so every earlier sample stays as it was.
+_CODES = random.Random(20261207)
 UP, LO, DG = string.ascii_uppercase, string.ascii_lowercase, string.digits
 AN = UP + LO + DG
 HEX = "0123456789abcdef"
@@ -200,6 +202,9 @@ GENERATORS = {
     "ipv6_address": lambda: ":".join(r(HEX, 4) for _ in range(8)),
     "aws_session_token": lambda: "aws_session_token = IQoJb3JpZ2luX2VjE" + r(AN + "+/", 300),
     "azure_devops_token": lambda: "Azure DevOps PAT: " + r("abcdefghijklmnopqrstuvwxyz234567", 52),
+    "card_security_code": lambda: (
+        _CODES.choice(["CVV ", "cvc: ", "CVV2=", "security code "]) + f"{_CODES.randint(0, 9999):0{_CODES.choice([3, 4])}d}"
+    ),
 }
 TEMPLATES = [
     "Incident note: the deploy log printed {v} before the job failed.",
@@ -243,6 +248,8 @@ NEGATIVES = [
     ("us_ssn", "666-45-6789 is never issued"),
     ("us_ssn", "phone extension 123-45"),
     ("us_ssn", "date 2026-12-02"),
+    ("card_security_code", "CVV must be 3 digits"),
+    ("card_security_code", "CVV2 checks were added in 2024"),
     ("phone_number", "order 1234567 shipped"),
     ("phone_number", "build 20261202 passed"),
     ("phone_number", "version 5.0.1 released"),
