@@ -518,7 +518,7 @@ PERSONAL: list[Detector] = [
         "pii",
         re.compile(
             rf"(?i)(?<![^\W_])(?:{_BIRTH_LABEL})(?![^\W_])[\"']?[ \t]*(?:\([^()\n]{{1,20}}\)[ \t]*)?"
-            r"(?:(?:[:=|\-\u2013\u2014]|on|am|le|el|il|em|op)[ \t]*)?(?:the[ \t]+)?[\"']?"
+            r"(?:(?:[:=|\-\u2013\u2014]|on|am|le|el|il|em|op|is|was)[ \t]*)?(?:the[ \t]+)?[\"']?"
             rf"(?P<v>{_BIRTH_DATE})"
         ),
         validate=_plausible_birth_date,

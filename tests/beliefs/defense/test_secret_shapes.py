@@ -244,6 +244,8 @@ POSITIVES = [
     ("date_of_birth", "дата рождения: 14.03.1985", "14.03.1985"),
     ("date_of_birth", "生年月日: 1985年3月14日", "1985年3月14日"),
     ("date_of_birth", "BIRTHDATE|1985-03-14", "1985-03-14"),
+    ("date_of_birth", "my date of birth is 12/05/1988", "12/05/1988"),
+    ("date_of_birth", "her DOB was 1988-05-12", "1988-05-12"),
     ("date_of_birth", "née le 3 mars 1985", "3 mars 1985"),
     ("passport", "PP# 533380006", "533380006"),
     ("passport", "護照號碼 : 300123456", "300123456"),
