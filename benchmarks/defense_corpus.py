@@ -205,6 +205,15 @@ GENERATORS = {
     "card_security_code": lambda: (
         _CODES.choice(["CVV ", "cvc: ", "CVV2=", "security code "]) + f"{_CODES.randint(0, 9999):0{_CODES.choice([3, 4])}d}"
     ),
+    "bank_account_number": lambda: (
+        _CODES.choice(["routing 011000015, acct ", "checking account number ", "sort code 20-00-00, account "])
+        + "".join(_CODES.choice(DG) for _ in range(_CODES.randint(8, 12)))
+    ),
+    "driving_licence_number": lambda: (
+        _CODES.choice(["driver's license ", "driving licence no. "])
+        + _CODES.choice(UP)
+        + "".join(_CODES.choice(DG) for _ in range(7))
+    ),
 }
 TEMPLATES = [
     "Incident note: the deploy log printed {v} before the job failed.",
@@ -250,6 +259,11 @@ NEGATIVES = [
     ("us_ssn", "date 2026-12-02"),
     ("card_security_code", "CVV must be 3 digits"),
     ("card_security_code", "CVV2 checks were added in 2024"),
+    ("password_in_prose", "pin 13 on the GPIO header"),
+    ("password_in_prose", "PIN must be 4 digits"),
+    ("bank_account_number", "CRM account 10023344 renewed"),
+    ("bank_account_number", "the bank account was opened in 2019"),
+    ("driving_licence_number", "software license key ABCD-1234"),
     ("phone_number", "order 1234567 shipped"),
     ("phone_number", "build 20261202 passed"),
     ("phone_number", "version 5.0.1 released"),

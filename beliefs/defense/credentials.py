@@ -603,16 +603,20 @@ PASSWORDS: list[Detector] = [
         precheck=re.compile(r"(?i)\s(?:is|as|was|=)\s+(?:\w+\s+){0,3}?(?:password|passphrase|passcode|pw|pwd)\b"),
         windowed=True,
     ),
-    # A PIN or passcode given after its label ("PIN: 4821", ``"pin": "804271"``, "the passcode is 739105").
+    # A PIN or passcode given after its label ("PIN: 4821", ``"pin": "804271"``, "the passcode is 739105"), or
+    # straight after "PIN" in capitals or a card's, a phone's or a person's pin ("PIN 3662", "ATM pin 4821"; lower-case
+    # "pin 13" alone is a connector's).
     Detector(
         "password_in_prose",
         "credential",
         re.compile(
             r"(?i)\b(?:pin(?:[ _\-]?code)?|passcode|pass code|access code|door code|alarm code)\b[\"']?[ \t]*"
             r"(?:[:=]|is|was|:\s*is)[ \t]*[\"']?(?P<v>\d{4,8})(?![\w\-/.:])"
+            r"|\b(?:(?-i:PIN)|(?:(?<=my )|(?<=your )|(?<=atm )|(?<=card )|(?<=debit )|(?<=bank )|(?<=sim )|(?<=phone ))pin)"
+            r"(?:[ _\-]?code)?[ \t]+(?P<w>\d{4,8})(?![\w\-/.:])(?!\s*(?:-\s*)?digits?\b)"
         ),
         validate=lambda v: len(set(v)) >= 2 and v not in "0123456789" and v not in "9876543210",
-        group="v",
+        group=("v", "w"),
         keywords=("pin", "passcode", "pass code", "access code", "door code", "alarm code"),
         at_keywords=True,
     ),

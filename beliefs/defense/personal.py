@@ -373,21 +373,6 @@ PERSONAL: list[Detector] = [
         precheck=re.compile(r"\d\d{3}"),
         finder=lambda text: _card_spans(text),
     ),
-    # A card's security code (CVV, CVC): sensitive authentication data, never to be kept once a payment is authorised
-    # (PCI DSS), so it is redacted wherever its label names it, with or without the card beside it; "CVV must be 3
-    # digits" is its length, not a code.
-    Detector(
-        "card_security_code",
-        "pii",
-        re.compile(
-            r"(?i)(?<![a-z0-9])(?:cvv2?|cvc2?|cvn|security code|card verification (?:value|code|number))"
-            r"(?![a-z0-9])[\s:=#\-(\[]*(?:(?:code|number|no\.?|value)(?![a-z])[\s:=#\-]*)?(?:(?:is|was)\s+)?[\"']?"
-            r"(?P<v>\d{3,4})(?![\d,.]?\d)(?!\s*(?:-\s*)?(?:digits?|characters?|chars?|numbers?|figures?)\b)"
-        ),
-        group="v",
-        keywords=("cvv", "cvc", "cvn", "security code", "card verification"),
-        anchored=True,
-    ),
     Detector(
         "iban",
         "pii",

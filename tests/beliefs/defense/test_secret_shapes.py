@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from beliefs.defense.scanner import redact, scan
+from beliefs.defense.scanner import scan
 
 
 def _caught(text: str, value: str) -> bool:
@@ -132,6 +132,9 @@ POSITIVES = [
     ("password", "I reset it, the new password is now Falcon#2291.", "Falcon#2291"),
     ("password", 'password="correct horse battery staple"', "correct horse battery staple"),
     ("password", "pw: 7Gh!kLp2", "7Gh!kLp2"),
+    ("password", "my PIN is 4821", "4821"),
+    ("password", "ATM pin 4821", "4821"),
+    ("password", "PIN 3662 for the side door", "3662"),
     ("password", "his password was letmein2024", "letmein2024"),
     ("card", "Card 4539.1488.0343.6467 exp 09/27", "4539.1488.0343.6467"),
     ("card", "Visa 4539 1488 0343 6467 09/27 cvv 123", "4539 1488 0343 6467"),
@@ -425,41 +428,6 @@ def test_card_is_picked_out_of_a_longer_run_by_layout_and_luhn():
     ]
     # one digit off: Luhn fails, and no shorter stretch of whole groups is taken instead
     assert scan("Visa 4539 1488 0343 6468 09/27") == []
-
-
-@pytest.mark.parametrize(
-    ("text", "code"),
-    [
-        ("my card is 4539 1488 0343 6467, exp 09/29, CVV 123, please keep it on file", "123"),
-        ("CVV: 4821", "4821"),
-        ("cvc2=837 for the corporate card", "837"),
-        ("the CVV is 093", "093"),
-        ("card verification value: 512", "512"),
-        ("Security code 7781.", "7781"),
-        ("the cvv (123) is on the back", "123"),
-    ],
-)
-def test_card_security_code_is_redacted_wherever_its_label_names_it(text, code):
-    found = [(f.kind, text[f.start : f.end]) for f in scan(text)]
-    assert ("card_security_code", code) in found
-    assert code not in redact(text, scan(text))
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "CVV must be 3 digits",
-        "the CVV field is 3-digit",
-        "CVV2 validation added in 2024",
-        "CVVs 123",
-        "cvv 12.5",
-        "our CVV count 1234567",
-        "ticket security code review 12",
-        "Precvv 123",
-    ],
-)
-def test_card_security_code_needs_its_label_and_a_code(text):
-    assert [f.kind for f in scan(text) if f.kind == "card_security_code"] == []
 
 
 def test_iban_takes_the_longest_stretch_that_passes_mod_97():
