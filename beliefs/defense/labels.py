@@ -21,7 +21,7 @@ NOT_PERSONAL = re.compile(
     r"(?:kunden|bestell|rechnungs|artikel|auftrags|konto|steuer|versicherungs|"
     r"personal|matrikel|vertrags|sendungs|referenz|vorgangs|ticket|fall|serien|chargen)nummer|"
     r"(?:access|dial-in|dial in|pass|promo|postal|discount|product|voucher|coupon|activation|verification) code)"
-    r"\b\s*(?:no\.?|num(?:bers?)?|nr\.?|#|id)?\s*[:#.=\-]?\s*$"
+    r"\b\s*(?:no\.?|num(?:bers?)?|nr\.?|#|id)?\s*[:#.=\-]?\s*(?:(?:is|was)\s+)?$"
 )
 
 

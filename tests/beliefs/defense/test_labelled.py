@@ -56,3 +56,8 @@ def test_labelled_number_is_found_and_redacted(kind, text, value):
 @pytest.mark.parametrize(("kind", "text"), NOT_FOUND)
 def test_label_without_a_value_is_not_a_finding(kind, text):
     assert kind not in {f.kind for f in scan(text)}
+
+
+def test_routing_number_after_is_is_the_banks_not_a_phone():
+    text = "my bank routing number is 021000021 and my account number is 4839201746"
+    assert [(f.kind, text[f.start : f.end]) for f in scan(text)] == [("bank_account_number", "4839201746")]
