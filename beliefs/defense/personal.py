@@ -392,7 +392,9 @@ PERSONAL: list[Detector] = [
     Detector(
         "us_ssn",
         "pii",
-        re.compile(r"(?i)\b(?:ssn|social security(?: number| no\.?)?|ss#|soc\.? sec\.?)\s*[:#=]?\s*(?P<v>\d{9})\b"),
+        re.compile(
+            r"(?i)\b(?:ssn|social security(?: number| no\.?)?|ss#|soc\.? sec\.?)\s*[:#=]?\s*(?:(?:is|was)\s+)?(?P<v>\d{9})\b"
+        ),
         us_ssn,
         group="v",
         keywords=("ssn", "social", "ss#", "soc"),

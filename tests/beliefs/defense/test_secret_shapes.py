@@ -249,6 +249,8 @@ POSITIVES = [
     ("date_of_birth", "BIRTHDATE|1985-03-14", "1985-03-14"),
     ("date_of_birth", "my date of birth is 12/05/1988", "12/05/1988"),
     ("date_of_birth", "her DOB was 1988-05-12", "1988-05-12"),
+    ("ssn", "my SSN is 512483321", "512483321"),
+    ("ssn", "her social security number was 512483321", "512483321"),
     ("date_of_birth", "née le 3 mars 1985", "3 mars 1985"),
     ("passport", "PP# 533380006", "533380006"),
     ("passport", "護照號碼 : 300123456", "300123456"),
