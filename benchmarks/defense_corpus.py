@@ -203,7 +203,8 @@ GENERATORS = {
     "aws_session_token": lambda: "aws_session_token = IQoJb3JpZ2luX2VjE" + r(AN + "+/", 300),
     "azure_devops_token": lambda: "Azure DevOps PAT: " + r("abcdefghijklmnopqrstuvwxyz234567", 52),
     "card_security_code": lambda: (
-        _CODES.choice(["CVV ", "cvc: ", "CVV2=", "security code "]) + f"{_CODES.randint(0, 9999):0{_CODES.choice([3, 4])}d}"
+        _CODES.choice(["CVV ", "cvc: ", "CVV2=", "security code "])
+        + f"{_CODES.randint(0, 9999):0{_CODES.choice([3, 4])}d}"
     ),
     "bank_account_number": lambda: (
         _CODES.choice(["routing 011000015, acct ", "checking account number ", "sort code 20-00-00, account "])

@@ -612,7 +612,8 @@ PASSWORDS: list[Detector] = [
         re.compile(
             r"(?i)\b(?:pin(?:[ _\-]?code)?|passcode|pass code|access code|door code|alarm code)\b[\"']?[ \t]*"
             r"(?:[:=]|is|was|:\s*is)[ \t]*[\"']?(?P<v>\d{4,8})(?![\w\-/.:])"
-            r"|\b(?:(?-i:PIN)|(?:(?<=my )|(?<=your )|(?<=atm )|(?<=card )|(?<=debit )|(?<=bank )|(?<=sim )|(?<=phone ))pin)"
+            r"|\b(?:(?-i:PIN)|(?:(?<=my )|(?<=your )|(?<=atm )|(?<=card )|(?<=debit )|(?<=bank )|(?<=sim )"
+            r"|(?<=phone ))pin)"
             r"(?:[ _\-]?code)?[ \t]+(?P<w>\d{4,8})(?![\w\-/.:])(?!\s*(?:-\s*)?digits?\b)"
         ),
         validate=lambda v: len(set(v)) >= 2 and v not in "0123456789" and v not in "9876543210",

@@ -393,7 +393,8 @@ PERSONAL: list[Detector] = [
         "us_ssn",
         "pii",
         re.compile(
-            r"(?i)\b(?:ssn|social security(?: number| no\.?)?|ss#|soc\.? sec\.?)\s*[:#=]?\s*(?:(?:is|was)\s+)?(?P<v>\d{9})\b"
+            r"(?i)\b(?:ssn|social security(?: number| no\.?)?|ss#|soc\.? sec\.?)\s*[:#=]?\s*(?:(?:is|was)\s+)?"
+            r"(?P<v>\d{9})\b"
         ),
         us_ssn,
         group="v",

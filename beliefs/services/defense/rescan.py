@@ -31,8 +31,9 @@ from memoryhub.queues import TaskName, enqueue_on_commit
 CHUNK = 500
 
 
-def defense_rescan_start(*, bank: Bank, actor: str | None = None) -> DefenseRescan:
-    """Queue a re-scan of everything ``bank`` stores under its current policy.
+def defense_rescan_start(*, bank: Bank, actor: str | None = None, queue: bool = True) -> DefenseRescan:
+    """Start a re-scan of everything ``bank`` stores under its current policy: queued for a worker, or, without
+    ``queue``, left for the caller to run (``defense_rescan_run``).
 
     Audited when ``actor`` asked for it; one started by a policy change is part of that
     change's ``bank.updated`` event.
@@ -40,7 +41,8 @@ def defense_rescan_start(*, bank: Bank, actor: str | None = None) -> DefenseResc
     rescan = DefenseRescan.objects.create(
         tenant_id=bank.tenant_id, bank=bank, total=Episode.objects.filter(bank=bank).count()
     )
-    enqueue_on_commit(TaskName.DEFENSE_RESCAN, rescan_id=rescan.pk, tenant_id=bank.tenant_id)
+    if queue:
+        enqueue_on_commit(TaskName.DEFENSE_RESCAN, rescan_id=rescan.pk, tenant_id=bank.tenant_id)
     if actor:
         audit_record(tenant=bank.tenant_id, bank=bank, action="defense.rescan", target=f"rescan:{rescan.pk}",
                      actor=actor)  # fmt: skip
