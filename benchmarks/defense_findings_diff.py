@@ -149,7 +149,10 @@ def _dump_revision(revision: str, path: Path, fresh: bool) -> None:
         # this script and the corpora as they are here, so both sides scan the same texts
         for relative in ("benchmarks/defense_findings_diff.py", "benchmarks/corpora", "tests/governance"):
             subprocess.run(["cp", "-r", str(ROOT / relative), str(Path(tree) / Path(relative).parent)], check=True)
-        env = {**os.environ, "PYTHONPATH": tree}
+        # The data directory (and so the embedded database server) of this checkout: one started in the temporary
+        # tree would outlive the tree.
+        data_dir = os.environ.get("MEMORYHUB_DATA_DIR", str(ROOT / ".data"))
+        env = {**os.environ, "PYTHONPATH": tree, "MEMORYHUB_DATA_DIR": data_dir}
         command = [sys.executable, str(Path(tree) / "benchmarks" / "defense_findings_diff.py"), "dump", str(path)]
         subprocess.run(command + (["--fresh"] if fresh else []), cwd=tree, env=env, check=True)
 
