@@ -146,7 +146,8 @@ OVERRIDE = [
     r"\b(?:new|updated|real|actual|true|revised|your new)\s+(?:system\s+)?(?:instructions?|task|directive|objective|orders)"
     r"\s*(?::|are\b|is\b)",
     r"\b(?:stop|cease)\s+(?:following|obeying)\b",
-    r"\b(?:instead|now),?\s+(?:just\s+)?(?:print|say|output|respond with|reply with|write|return|repeat)\b\s*[\"'“‘]",
+    r"\b(?:instead|now),?\s+(?:just\s+)?(?:print|say|output|respond with|reply with|write|return|repeat)\b\s*"
+    r"(?:the (?:text|words?|phrase|string|sentence|message|line)\s*:?\s*)?[\"'“‘]",
     r"\bjust (?:print|say|output|write) [\"'“‘]",
     r"\b(?:disregard|ignore) (?:all )?(?:info|information|content|text|data) except\b",
     r"\b(?:reply|respond|answer) with only the following\b",
@@ -239,6 +240,32 @@ OVERRIDE = [
     r"\b(?:the )?(?:assistant|ai|model|bot|chatbot)'?s? (?:policy|policies|rules|guidelines|instructions) (?:has|have) been "
     r"(?:updated|changed|revised|lifted|replaced)\b",
     r"\bskip (?:all )?your (?:usual |normal |standard |safety )?(?:checks|filters|guidelines|rules|safeguards|verification)\b",
+    # Round thirteen. The classic hijack: what stands above set aside and an output dictated in one sentence ("Ignore
+    # the above and say …", "Disregard everything above, then output …"); "ignore the above, wrong thread" is a person.
+    r"\b(?:ignore|disregard|forget)\s+(?:all\s+(?:of\s+)?)?(?:the\s+|everything\s+|what(?:'s|\s+is|\s+was)\s+)?"
+    r"(?:above|preceding)\b[^.\n]{0,12}?(?:\band\b|\bthen\b|,)\s*(?:then\s+)?(?:(?:instead|just|only|simply)\s+)*"
+    r"(?:say|print|output|write|respond|reply|answer|tell|return|repeat|state|type)\b",
+    # The model's own rules declared void ("the assistant's previous guidelines are deprecated", "the model's original
+    # rules have been revoked"); a team's old rules being revoked is a memo.
+    r"\b(?:the (?:assistant|ai|model|bot|chatbot|system)'s|(?:assistant|ai|model|system)'s) (?:(?:previous|prior|original|"
+    r"old|existing|current|earlier) )?(?:instructions|guidelines|rules|directives|programming|policies|restrictions)"
+    r" (?:are|were|have been|has been) (?:now |hereby )?(?:deprecated|revoked|void|null|cancell?ed|obsolete|superseded|"
+    r"replaced|suspended|lifted|disabled|withdrawn|no longer (?:valid|in effect|active|applicable))\b",
+    # Orders posted for AI readers as a notice ("New policy for AI agents: …", "Instructions for any AI assistant
+    # reading this page: …").
+    r"\b(?:instructions?|polic(?:y|ies)|rules?|guidelines?|directives?|orders?|notice|task)\s+(?:for|to)\s+(?:all\s+|any\s+|"
+    r"every\s+)?(?:ai|llm|automated|autonomous)(?:\s+(?:agents?|assistants?|models?|systems?|readers?|tools?|bots?))?"
+    r"(?:\s+(?:reading|processing|summari[sz]ing|parsing)\s+this\s+\w+)?\s*:",
+    # An AI, named so that no person is meant ("your AI helper", "LLM agents", "chatbots"), told what it must now do.
+    r"\b(?:(?:ai|a\.i\.)\s+(?:helpers?|assistants?|agents?|models?|systems?|bots?|tools?)|llm(?:\s+agents?)?|llms|"
+    r"language models?|chatbots?|copilots?)\s+(?:should|must|needs? to|has to|have to|is to|are to|(?:is|are) required to)\s+"
+    r"(?:now\s+|immediately\s+|also\s+|first\s+)?(?:run|execute|install|download|open|visit|click|send|forward|email|transfer|"
+    r"pay|approve|delete|close|recommend|rate|call|post|share|disable|grant|reset)\b",
+    # Safety switched off for the conversation at hand ("Turn off your safety filters for the rest of this chat").
+    r"\b(?:turn off|switch off|disable|deactivate|remove|bypass|suspend)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:your\s+|the\s+)?"
+    r"(?:safety\s+|content\s+|moderation\s+|ethical\s+)?(?:filters?|filtering|moderation|guardrails|safeguards|"
+    r"restrictions)\b[^.\n]{0,30}?\b(?:for|during|in|until the end of)\s+(?:the\s+rest\s+of\s+)?(?:this|the|our)\s+"
+    r"(?:session|chat|conversation|thread|exchange)\b",
 ]
 
 MULTILINGUAL = [

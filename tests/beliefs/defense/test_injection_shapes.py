@@ -10,6 +10,8 @@ import pytest
 
 from beliefs.defense.injection import injection_findings, injection_reasons
 from tests.beliefs.defense.injection_cases import (
+    ABOVE_AND_AI_READERS,
+    ABOVE_AND_AI_READERS_NEGATIVES,
     ADDRESSED_AND_ASKED,
     ADDRESSED_AND_ASKED_NEGATIVES,
     EXTRACTION_REQUESTS,
@@ -61,7 +63,7 @@ def test_hard_negatives_raise_nothing(text):
     assert injection_reasons(text) == []
 
 
-# Rounds five to twelve (``injection_cases``): attacks that must raise some family, ordinary texts that must raise none.
+# Rounds five to thirteen (``injection_cases``): attacks that must raise some family, ordinary texts raising none.
 LATER_ROUNDS = [
     *SWITCHES_AND_BOUNDARIES,
     *PRESSURE_AND_AUTHORITY,
@@ -71,6 +73,7 @@ LATER_ROUNDS = [
     *ADDRESSED_AND_ASKED,
     *EXTRACTION_REQUESTS,
     *TASK_TAKEOVERS,
+    *ABOVE_AND_AI_READERS,
 ]
 LATER_ROUNDS_NEGATIVES = [
     *SWITCHES_AND_BOUNDARIES_NEGATIVES,
@@ -81,6 +84,7 @@ LATER_ROUNDS_NEGATIVES = [
     *ADDRESSED_AND_ASKED_NEGATIVES,
     *EXTRACTION_REQUESTS_NEGATIVES,
     *TASK_TAKEOVERS_NEGATIVES,
+    *ABOVE_AND_AI_READERS_NEGATIVES,
 ]
 
 
