@@ -31,6 +31,6 @@ class Command(BaseCommand):
                 rescan = defense_rescan_start(bank=item, actor=ACTOR, queue=not inline)
                 if inline:
                     rescan = defense_rescan_run(rescan_id=rescan.pk)
-            kinds = ", ".join(f"{kind} {count}" for kind, count in rescan.kinds.items()) or "nothing"
+            kinds = ", ".join(f"{kind} {count}" for kind, count in sorted(rescan.kinds.items())) or "nothing"
             done = f"{rescan.redacted_episodes} of {rescan.scanned} episodes redacted ({kinds})" if inline else "queued"
             self.stdout.write(f"{item.tenant.slug}/{item.slug}: re-scan {rescan.pk} of {rescan.total} episodes, {done}")
