@@ -203,7 +203,11 @@ HOSTED = [
     r"include|contain|mention|say|state|read|rate|recommend|claim|praise|describe|link|be (?:only|exactly))\b",
     rf"\b(?:append|add|insert|include|put|embed|attach|prepend|place)\b[^.!?\n]{{0,60}}?\b(?:to|in|into|(?:at|to) the "
     rf"(?:end|start|beginning|top|bottom) of) {_OUTPUT}",
+    # (a reply asked for a purpose of the writer's own is a person's: "Reply with the word STOP to unsubscribe",
+    # "respond with the phrase 'received' when you get the package")
     r"\b(?:respond|reply|answer)(?: only)? with (?:only )?(?:the (?:word|phrase|sentence|string)|exactly|nothing but)\b"
+    r"(?![^.!?\n]{0,60}\b(?:to (?:confirm|unsubscribe|opt[ -]?(?:out|in)|stop|cancel|subscribe|agree|accept|acknowledge|"
+    r"rsvp|vote)|when you|once you|if you|so (?:that )?(?:we|i) (?:know|can))\b)"
     r"|\b(?:respond|reply|answer|say|output|print|write)\b[^.!?\n]{0,40}\band nothing else\b",
     rf"\bbefore (?:you )?(?:respond(?:ing)?|answer(?:ing)?|repl(?:y|ying))(?: to (?:the user|this|the question|any)| anything(?: else)?| any(?: other)? questions?)?,[ \t]*"
     rf"{_ADVERBS}{_VERB}",
