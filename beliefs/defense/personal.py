@@ -11,25 +11,19 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from stdnum.ca import sin
-from stdnum.gb import nhs
-from stdnum.in_ import aadhaar
-
 from beliefs.defense.addresses import FORMS as ADDRESS_FORMS
 from beliefs.defense.addresses import address_spans
 from beliefs.defense.base import DIGIT_RUN, Detector, near
 from beliefs.defense.labels import not_another_number
+from beliefs.defense.national_ids import NATIONAL_IDS
 from beliefs.defense.phones import PHONE
 from beliefs.defense.validators import (
     IBAN_LENGTHS,
     base58check_address,
     bech32_address,
     card,
-    checked,
-    cpf_valid,
     iban_valid,
     ip_kind,
-    us_ssn,
 )
 
 _HEX_LETTER = re.compile(r"[A-Fa-f]")
@@ -380,77 +374,7 @@ PERSONAL: list[Detector] = [
         precheck=re.compile(r"\d(?<=[A-Za-z]{2}\d)\d"),
         finder=lambda text: _iban_spans(text),
     ),
-    Detector(
-        "us_ssn",
-        "pii",
-        re.compile(r"(?<![\d\-])\d{3}([- ])\d{2}\1\d{4}(?![\d\-])"),
-        us_ssn,
-        precheck=re.compile(r"\d[- ]\d\d[- ]\d{4}"),
-        check=not_another_number,
-        windowed=True,
-    ),
-    Detector(
-        "us_ssn",
-        "pii",
-        re.compile(
-            r"(?i)\b(?:ssn|social security(?: number| no\.?)?|ss#|soc\.? sec\.?)\s*[:#=]?\s*(?:(?:is|was)\s+)?"
-            r"(?P<v>\d{9})\b"
-        ),
-        us_ssn,
-        group="v",
-        keywords=("ssn", "social", "ss#", "soc"),
-        at_keywords=True,
-    ),
-    Detector(
-        "us_itin",
-        "pii",
-        re.compile(r"(?<![\d\-])9\d{2}([- ])(?:5\d|6[0-5]|7\d|8[0-8]|9[0-24-9])\1\d{4}(?![\d\-])"),
-        precheck=re.compile(r"\d[- ]\d\d[- ]\d{4}"),
-        windowed=True,
-    ),
-    Detector(
-        "uk_national_insurance_number",
-        "pii",
-        re.compile(r"\b(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b"),
-        precheck=re.compile(r"\d\d ?\d\d ?\d\d ?[A-D]\b"),
-        windowed=True,
-    ),
-    Detector(
-        "uk_nhs_number",
-        "pii",
-        re.compile(r"(?i)\bNHS\b[^\d]{0,20}(?P<v>\d{3}[ \-]?\d{3}[ \-]?\d{4})\b"),
-        checked(nhs),
-        group="v",
-        keywords=("nhs",),
-        at_keywords=True,
-    ),
-    Detector(
-        "in_aadhaar",
-        "pii",
-        # (not the first or last twelve digits of a longer grouped number such as a card)
-        re.compile(r"[2-9](?<![\w\-][2-9])(?<!\d [2-9])\d{3}[ \-]?\d{4}[ \-]?\d{4}(?![\w\-])(?! \d)"),
-        checked(aadhaar),
-        check=not_another_number,
-        precheck=re.compile(r"\d\d{3}[ \-]?\d{4}[ \-]?\d{4}"),
-        windowed=True,
-    ),
-    Detector(
-        "ca_sin",
-        "pii",
-        re.compile(r"(?i)\b(?:SIN|social insurance)\b[^\d]{0,20}(?P<v>\d{3}[ \-]?\d{3}[ \-]?\d{3})\b"),
-        checked(sin),
-        group="v",
-        keywords=("sin", "social insurance"),
-        at_keywords=True,
-    ),
-    Detector(
-        "br_cpf",
-        "pii",
-        re.compile(r"(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\d\-])"),
-        cpf_valid,
-        precheck=re.compile(r"\.\d{3}\.\d{3}-"),
-        windowed=True,
-    ),
+    *NATIONAL_IDS,
     Detector(
         "passport_number",
         "pii",
