@@ -18,10 +18,29 @@ import string
 from pathlib import Path
 from urllib.parse import quote
 
+from stdnum.au import tfn
+from stdnum.de import idnr
+from stdnum.es import dni
+from stdnum.fr import nir
+from stdnum.it import codicefiscale
+
 OUT = Path(__file__).resolve().parent.parent / "tests" / "governance" / "defense_corpus.json"
 rng = random.Random(20261202)
 # Kinds added later draw from generators of their own, so every earlier sample stays as it was.
 _CODES = random.Random(20261207)
+
+
+def _digits(n: int) -> str:
+    return "".join(_CODES.choice(DG) for _ in range(n))
+
+
+def _valid(draw, module) -> str:
+    """A value from ``draw`` that passes ``module``'s check digits (drawn again until one does)."""
+    while not module.is_valid(value := draw()):
+        pass
+    return value
+
+
 UP, LO, DG = string.ascii_uppercase, string.ascii_lowercase, string.digits
 AN = UP + LO + DG
 HEX = "0123456789abcdef"
@@ -215,6 +234,25 @@ GENERATORS = {
         + _CODES.choice(UP)
         + "".join(_CODES.choice(DG) for _ in range(7))
     ),
+    "de_tax_id": lambda: "Steuer-ID " + _valid(lambda: str(_CODES.randint(1, 9)) + _digits(10), idnr),
+    "au_tax_file_number": lambda: "TFN " + _valid(lambda: _digits(9), tfn),
+    "fr_nir": lambda: "NIR " + _valid(lambda: _CODES.choice("12") + _digits(14), nir),
+    "es_dni": lambda: "DNI " + _valid(lambda: _digits(8) + _CODES.choice(UP), dni),
+    "it_codice_fiscale": lambda: (
+        "codice fiscale "
+        + _valid(
+            lambda: (
+                "".join(_CODES.choice(UP) for _ in range(6))
+                + _digits(2)
+                + _CODES.choice("ABCDEHLMPRST")
+                + _digits(2)
+                + _CODES.choice(UP)
+                + _digits(3)
+                + _CODES.choice(UP)
+            ),
+            codicefiscale,
+        )
+    ),
 }
 TEMPLATES = [
     "Incident note: the deploy log printed {v} before the job failed.",
@@ -265,6 +303,9 @@ NEGATIVES = [
     ("bank_account_number", "CRM account 10023344 renewed"),
     ("bank_account_number", "the bank account was opened in 2019"),
     ("driving_licence_number", "software license key ABCD-1234"),
+    ("de_tax_id", "Steuer-ID 36 574 261 808 (the check digit is wrong)"),
+    ("es_dni", "Ich habe nie 12345678Z gesagt"),
+    ("it_codice_fiscale", "order RCCMNL83S18D969X"),
     ("phone_number", "order 1234567 shipped"),
     ("phone_number", "build 20261202 passed"),
     ("phone_number", "version 5.0.1 released"),

@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import re
 
+from stdnum.au import tfn
 from stdnum.ca import sin
+from stdnum.de import idnr
+from stdnum.es import dni, nie
+from stdnum.fr import nir
 from stdnum.gb import nhs
 from stdnum.in_ import aadhaar
+from stdnum.it import codicefiscale
 
 from beliefs.defense.base import Detector
 from beliefs.defense.labels import not_another_number
@@ -84,5 +89,72 @@ NATIONAL_IDS: list[Detector] = [
         cpf_valid,
         precheck=re.compile(r"\.\d{3}\.\d{3}-"),
         windowed=True,
+    ),
+    # Germany's tax identification number (Steuer-ID, IdNr), Australia's tax file number and France's social security
+    # number (NIR) after their labels; Spain's DNI and NIE after theirs, with the check letter.
+    Detector(
+        "de_tax_id",
+        "pii",
+        re.compile(
+            r"(?i)\b(?:steuer[\s\-]?id(?:[\s\-]?nr\.?)?|(?:steuerliche\s+)?(?:steuer)?identifikationsnummer|idnr\.?|"
+            r"tax id(?:entification number)?)(?![a-z])[\s:#=\-]*(?:(?:ist|is|lautet)\s+)?"
+            r"(?P<v>\d{2}[ ]?\d{3}[ ]?\d{3}[ ]?\d{3})(?![\d])"
+        ),
+        checked(idnr),
+        group="v",
+        keywords=("steuer", "identifikationsnummer", "idnr", "tax id"),
+        at_keywords=True,
+    ),
+    Detector(
+        "au_tax_file_number",
+        "pii",
+        re.compile(
+            r"(?i)\b(?:tfn|tax file (?:number|no\.?))(?![a-z])[\s:#=\-]*(?:(?:is|was)\s+)?"
+            r"(?P<v>\d{3}[ \-]?\d{3}[ \-]?\d{2,3})(?![\d])"
+        ),
+        checked(tfn),
+        group="v",
+        keywords=("tfn", "tax file"),
+        at_keywords=True,
+    ),
+    Detector(
+        "fr_nir",
+        "pii",
+        re.compile(
+            r"(?i)\b(?:nir|num[ée]ro de s[ée]curit[ée] sociale|n° de s[ée]cu(?:rit[ée] sociale)?|num[ée]ro de s[ée]cu|"
+            r"(?:num[ée]ro|n°) insee)(?![a-z])[\s:#=\-]*(?:(?:est|is)\s+)?"
+            r"(?P<v>[12][ ]?\d{2}[ ]?\d{2}[ ]?(?:\d{2}|2[AB])[ ]?\d{3}[ ]?\d{3}(?:[ ]?\d{2})?)(?![\d])"
+        ),
+        nir.is_valid,
+        group="v",
+        keywords=("nir", "sécurité sociale", "securite sociale", "sécu", "insee"),
+    ),
+    Detector(
+        "es_dni",
+        "pii",
+        re.compile(
+            # ("NIE" only in capitals: "nie" is German for never)
+            r"(?i)\b(?:dni|(?-i:NIE)|nif|documento nacional de identidad|n[úu]mero de identidad)(?![a-z])[\s:#=\-.º°]*"
+            r"(?:(?:es|is)\s+)?(?P<v>(?-i:\d{8}[ \-]?[A-Z]|[XYZ][ \-]?\d{7}[ \-]?[A-Z]))(?![\w])"
+        ),
+        lambda value: dni.is_valid(value) or nie.is_valid(value),
+        group="v",
+        keywords=("dni", "nie", "nif", "documento nacional", "identidad"),
+        at_keywords=True,
+    ),
+    # Italy's codice fiscale after its name (six letters of the name, the birth date and place coded, a check letter);
+    # read without a label, its layout alone cost a tenth of a millisecond per 10 KB of text that holds none.
+    Detector(
+        "it_codice_fiscale",
+        "pii",
+        re.compile(
+            r"(?i)(?<![a-z])(?:codice[\s_\-]?fiscale|cod\.?\s?fisc\.?|c\.\s?f\.|cf|fiscal code|tax code)(?![a-z])"
+            r"[\"']?\s*[:=#\-]?\s*(?:(?:è|e|is)\s+)?[\"']?"
+            r"(?P<v>(?-i:[A-Z]{6}\d{2}[A-EHLMPRST]\d{2}[A-Z]\d{3}[A-Z]))(?![A-Za-z0-9])"
+        ),
+        codicefiscale.is_valid,
+        group="v",
+        keywords=("codice", "cod", "c.f", "c. f", "cf", "fiscal code", "tax code"),
+        at_keywords=True,
     ),
 ]
