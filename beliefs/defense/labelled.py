@@ -68,5 +68,7 @@ LABELLED: list[Detector] = [
         validate=lambda value: sum(ch.isdigit() for ch in value) >= 4,
         group="v",
         keywords=("licence", "license"),
+        at_keywords=True,
+        lead=12,  # ("driver's " and the spaces before the word)
     ),
 ]

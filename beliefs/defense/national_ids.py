@@ -139,7 +139,7 @@ NATIONAL_IDS: list[Detector] = [
         ),
         lambda value: dni.is_valid(value) or nie.is_valid(value),
         group="v",
-        keywords=("dni", "nie", "nif", "documento nacional", "identidad"),
+        keywords=("dni", "nie", "nif", "documento nacional", "número de identidad", "numero de identidad"),
         at_keywords=True,
     ),
     # Italy's codice fiscale after its name (six letters of the name, the birth date and place coded, a check letter);

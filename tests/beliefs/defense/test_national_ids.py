@@ -18,6 +18,7 @@ FOUND = [
     ("es_dni", "DNI 54362315K", "54362315K"),
     ("es_dni", "mi NIE es X2482300W", "X2482300W"),
     ("es_dni", "NIF: 54362315-K", "54362315-K"),
+    ("es_dni", "número de identidad 54362315K", "54362315K"),
     ("it_codice_fiscale", "codice fiscale RCCMNL83S18D969H", "RCCMNL83S18D969H"),
     ("it_codice_fiscale", "CF: RCCMNL83S18D969H per la fattura", "RCCMNL83S18D969H"),
 ]
