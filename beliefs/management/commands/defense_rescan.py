@@ -3,7 +3,7 @@ Memory Defense detectors (after an upgrade that finds more kinds)."""
 
 from django.core.management.base import BaseCommand
 
-from banks.models import Bank
+from beliefs.management.banks import add_bank_arguments, selected_banks
 from beliefs.services.defense.rescan import defense_rescan_run, defense_rescan_start
 from memoryhub.tenancy import tenant_scope
 
@@ -14,19 +14,13 @@ class Command(BaseCommand):
     help = "Re-scan the stored episodes of every bank (or one tenant's, or one bank) with the current detectors."
 
     def add_arguments(self, parser):
-        parser.add_argument("--tenant", help="tenant slug")
-        parser.add_argument("--bank", help="bank slug (with --tenant)")
+        add_bank_arguments(parser)
         parser.add_argument(
             "--inline", action="store_true", help="run each re-scan in this process instead of queueing it for a worker"
         )
 
     def handle(self, *args, tenant=None, bank=None, inline=False, **options):
-        banks = Bank.objects.select_related("tenant").order_by("id")
-        if tenant:
-            banks = banks.filter(tenant__slug=tenant)
-        if bank:
-            banks = banks.filter(slug=bank)
-        for item in banks:
+        for item in selected_banks(tenant, bank):
             with tenant_scope(item.tenant_id):
                 rescan = defense_rescan_start(bank=item, actor=ACTOR, queue=not inline)
                 if inline:

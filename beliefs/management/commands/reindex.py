@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand
 
-from banks.models import Bank
+from beliefs.management.banks import add_bank_arguments, selected_banks
 from beliefs.services.reindex import bank_reindex
 from memoryhub.tenancy import tenant_scope
 
@@ -11,16 +11,10 @@ class Command(BaseCommand):
     help = "Rebuild derived search structures of every bank (or one tenant's, or one bank)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--tenant", help="tenant slug")
-        parser.add_argument("--bank", help="bank slug (with --tenant)")
+        add_bank_arguments(parser)
 
     def handle(self, *args, tenant=None, bank=None, **options):
-        banks = Bank.objects.select_related("tenant").order_by("id")
-        if tenant:
-            banks = banks.filter(tenant__slug=tenant)
-        if bank:
-            banks = banks.filter(slug=bank)
-        for item in banks:
+        for item in selected_banks(tenant, bank):
             with tenant_scope(item.tenant_id):
                 count = bank_reindex(bank=item)
             self.stdout.write(f"{item.tenant.slug}/{item.slug}: {count} episodes reindexed")
