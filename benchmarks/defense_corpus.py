@@ -26,6 +26,10 @@ from stdnum.it import codicefiscale
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "governance" / "defense_corpus.json"
 rng = random.Random(20261202)
+UP, LO, DG = string.ascii_uppercase, string.ascii_lowercase, string.digits
+AN = UP + LO + DG
+HEX = "0123456789abcdef"
+
 # Kinds added later draw from generators of their own, so every earlier sample stays as it was.
 _CODES = random.Random(20261207)
 
@@ -39,11 +43,6 @@ def _valid(draw, module) -> str:
     while not module.is_valid(value := draw()):
         pass
     return value
-
-
-UP, LO, DG = string.ascii_uppercase, string.ascii_lowercase, string.digits
-AN = UP + LO + DG
-HEX = "0123456789abcdef"
 
 
 def r(alphabet: str, n: int) -> str:
@@ -227,12 +226,10 @@ GENERATORS = {
     ),
     "bank_account_number": lambda: (
         _CODES.choice(["routing 011000015, acct ", "checking account number ", "sort code 20-00-00, account "])
-        + "".join(_CODES.choice(DG) for _ in range(_CODES.randint(8, 12)))
+        + _digits(_CODES.randint(8, 12))
     ),
     "driving_licence_number": lambda: (
-        _CODES.choice(["driver's license ", "driving licence no. "])
-        + _CODES.choice(UP)
-        + "".join(_CODES.choice(DG) for _ in range(7))
+        _CODES.choice(["driver's license ", "driving licence no. "]) + _CODES.choice(UP) + _digits(7)
     ),
     "de_tax_id": lambda: "Steuer-ID " + _valid(lambda: str(_CODES.randint(1, 9)) + _digits(10), idnr),
     "au_tax_file_number": lambda: "TFN " + _valid(lambda: _digits(9), tfn),
