@@ -24,10 +24,6 @@ _BANKING = re.compile(
 )
 
 
-def _banking_near(text: str, start: int, end: int) -> bool:
-    return near(text, start, _BANKING, 80) or bool(_BANKING.search(text, end, end + 60))
-
-
 LABELLED: list[Detector] = [
     # A card's security code (CVV, CVC): sensitive authentication data, never to be kept once a payment is authorised
     # (PCI DSS), so it is redacted wherever its label names it, with or without the card beside it.
@@ -54,7 +50,8 @@ LABELLED: list[Detector] = [
         group="v",
         keywords=("account", "acct", "a/c"),
         anchored=True,
-        check=_banking_near,
+        # (a word of banking in the 80 characters before the number or the 60 after it)
+        check=lambda text, start, end: near(text, start, _BANKING, 80, end - start + 60),
     ),
     # A driving licence number after its name ("driver's license is D1234567", "driving licence no. MORGA753116SM9IJ").
     Detector(
