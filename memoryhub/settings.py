@@ -344,10 +344,10 @@ MEMORYHUB = {
     "VECTOR_INDEX_DEPTH": env_int("MEMORYHUB_VECTOR_INDEX_DEPTH", 200),
     "VECTOR_INDEX_MIN_PROBES": env_int("MEMORYHUB_VECTOR_INDEX_MIN_PROBES", 20),
     "RRF_K": 60,
+    # A linear classifier beside the injection rules (beliefs/defense/classifier.py); on unless switched off.
+    "INJECTION_CLASSIFIER": env_bool("MEMORYHUB_INJECTION_CLASSIFIER", True),
     # Coverage-aware ordering after reranking (maximal marginal relevance): the weight of an item's similarity to
     # the items already placed against its own relevance; 0 keeps the reranked order.
-    # A linear classifier beside the injection rules (beliefs/defense/classifier.py); off unless switched on.
-    "INJECTION_CLASSIFIER": env_bool("MEMORYHUB_INJECTION_CLASSIFIER", False),
     "RECALL_COVERAGE": float(os.environ.get("MEMORYHUB_RECALL_COVERAGE", "0")),
     # Added to the reranked score of an episode whose subject the query names ("What do Dana's kids like?" puts
     # Dana's own turns first among equals), on the scale of the temporal and graph votes; 0 switches it off.

@@ -1,4 +1,4 @@
-"""A small linear classifier for prompt injection, an optional second opinion beside the rules (``injection``).
+"""A small linear classifier for prompt injection, a second opinion beside the rules (``injection``).
 
 Hashed word unigrams and bigrams (CRC-32, ``DIMENSIONS`` buckets) with a logistic-regression weight each,
 trained at build time by ``benchmarks/corpora/train_injection_classifier.py`` from openly licensed text in
@@ -120,7 +120,7 @@ FAMILY = "classifier"
 
 
 def enabled() -> bool:
-    """Whether the scanner adds the classifier's opinion (``MEMORYHUB["INJECTION_CLASSIFIER"]``; off by default)."""
+    """Whether the scanner adds the classifier's opinion (``MEMORYHUB["INJECTION_CLASSIFIER"]``; on by default)."""
     from django.conf import settings
 
     return bool(getattr(settings, "MEMORYHUB", {}).get("INJECTION_CLASSIFIER", False))

