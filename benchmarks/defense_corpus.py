@@ -22,6 +22,7 @@ from stdnum.au import tfn
 from stdnum.de import idnr
 from stdnum.es import dni
 from stdnum.fr import nir
+from stdnum.gb import utr
 from stdnum.it import codicefiscale
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "governance" / "defense_corpus.json"
@@ -43,6 +44,13 @@ def _valid(draw, module) -> str:
     while not module.is_valid(value := draw()):
         pass
     return value
+
+
+def _medicare() -> str:
+    """An Australian Medicare card number: eight digits, their check digit (weights 1 3 7 9 …), an issue number."""
+    body = str(_CODES.randint(2, 6)) + _digits(7)
+    check = sum(int(d) * w for d, w in zip(body, (1, 3, 7, 9, 1, 3, 7, 9), strict=True)) % 10
+    return f"{body[:4]} {body[4:]}{check} {_CODES.randint(1, 9)}"
 
 
 def r(alphabet: str, n: int) -> str:
@@ -250,6 +258,10 @@ GENERATORS = {
             codicefiscale,
         )
     ),
+    "uk_utr": lambda: (
+        _CODES.choice(["UTR ", "my UTR is ", "Unique Taxpayer Reference: "]) + _valid(lambda: _digits(10), utr)
+    ),
+    "au_medicare_number": lambda: _CODES.choice(["Medicare number ", "medicare card: "]) + _medicare(),
 }
 TEMPLATES = [
     "Incident note: the deploy log printed {v} before the job failed.",
@@ -303,6 +315,8 @@ NEGATIVES = [
     ("de_tax_id", "Steuer-ID 36 574 261 808 (the check digit is wrong)"),
     ("es_dni", "Ich habe nie 12345678Z gesagt"),
     ("it_codice_fiscale", "order RCCMNL83S18D969X"),
+    ("uk_utr", "UTR 1955839662 fails its check digit"),
+    ("au_medicare_number", "Medicare 2123 45671 1 fails its check digit"),
     ("phone_number", "order 1234567 shipped"),
     ("phone_number", "build 20261202 passed"),
     ("phone_number", "version 5.0.1 released"),

@@ -17,7 +17,7 @@ NOT_PERSONAL = re.compile(
     r"model|release|firmware|patch|revision|rev|imei|imsi|iccid|meid|esn|vin|s/n|sn|routing|aba|sort code|range|"
     r"reference|appointment|reservation|rma|quote|membership|loyalty|contract|cheque|lot|duns|doi|arxiv|pmid|cas|npi|"
     r"oid|asin|isin|cusip|lei|catalog|catalogue|cat\.|docket|ndc|tariff(?: code)?|hts|receipt|flight|registration|"
-    r"badge|record|item|inventory(?: code)?|rgba?|colou?r|"
+    r"badge|record|item|inventory(?: code)?|rgba?|colou?r|medicare(?: card)?|utr|"
     r"(?:kunden|bestell|rechnungs|artikel|auftrags|konto|steuer|versicherungs|"
     r"personal|matrikel|vertrags|sendungs|referenz|vorgangs|ticket|fall|serien|chargen)nummer|"
     r"(?:access|dial-in|dial in|pass|promo|postal|discount|product|voucher|coupon|activation|verification) code)"

@@ -10,13 +10,22 @@ from stdnum.ca import sin
 from stdnum.de import idnr
 from stdnum.es import dni, nie
 from stdnum.fr import nir
-from stdnum.gb import nhs
+from stdnum.gb import nhs, utr
 from stdnum.in_ import aadhaar
 from stdnum.it import codicefiscale
 
 from beliefs.defense.base import Detector
 from beliefs.defense.labels import not_another_number
 from beliefs.defense.validators import checked, cpf_valid, us_ssn
+
+
+def medicare_valid(value: str) -> bool:
+    """Australian Medicare card number: the ninth digit checks the first eight (weights 1, 3, 7, 9, 1, 3, 7, 9)."""
+    digits = [int(c) for c in value if c.isdigit()]
+    if len(digits) not in (10, 11):
+        return False
+    return sum(d * w for d, w in zip(digits[:8], (1, 3, 7, 9, 1, 3, 7, 9), strict=True)) % 10 == digits[8]
+
 
 NATIONAL_IDS: list[Detector] = [
     Detector(
@@ -140,6 +149,32 @@ NATIONAL_IDS: list[Detector] = [
         lambda value: dni.is_valid(value) or nie.is_valid(value),
         group="v",
         keywords=("dni", "nie", "nif", "documento nacional", "número de identidad", "numero de identidad"),
+        at_keywords=True,
+    ),
+    # The UK's Unique Taxpayer Reference (self assessment) and Australia's Medicare card number after their names:
+    # ten digits each, which read alone are a phone number.
+    Detector(
+        "uk_utr",
+        "pii",
+        re.compile(
+            r"(?i)\b(?:utr|unique tax ?payer reference|self[\s\-]assessment (?:tax )?reference)(?![a-z])"
+            r"(?:\s+(?:number|no\.?))?[\s:#=\-]*(?:(?:is|was)\s+)?(?P<v>\d{5}[ ]?\d{5})(?![\d])K?"
+        ),
+        checked(utr),
+        group="v",
+        keywords=("utr", "unique tax", "self assessment", "self-assessment"),
+        at_keywords=True,
+    ),
+    Detector(
+        "au_medicare_number",
+        "pii",
+        re.compile(
+            r"(?i)\bmedicare(?:\s+card)?(?:\s+(?:number|no\.?|#))?[\s:#=\-]*(?:(?:is|was)\s+)?"
+            r"(?P<v>[2-6]\d{3}[ ]?\d{5}[ ]?\d(?:[ /\-]?[1-9])?)(?![\d])"
+        ),
+        medicare_valid,
+        group="v",
+        keywords=("medicare",),
         at_keywords=True,
     ),
     # Italy's codice fiscale after its name (six letters of the name, the birth date and place coded, a check letter);

@@ -21,6 +21,11 @@ FOUND = [
     ("es_dni", "número de identidad 54362315K", "54362315K"),
     ("it_codice_fiscale", "codice fiscale RCCMNL83S18D969H", "RCCMNL83S18D969H"),
     ("it_codice_fiscale", "CF: RCCMNL83S18D969H per la fattura", "RCCMNL83S18D969H"),
+    ("uk_utr", "My UTR is 1955839661, for the self assessment.", "1955839661"),
+    ("uk_utr", "Unique Taxpayer Reference: 19558 39661", "19558 39661"),
+    ("uk_utr", "self-assessment reference 1955839661K", "1955839661"),
+    ("au_medicare_number", "Medicare number 2123 45670 1", "2123 45670 1"),
+    ("au_medicare_number", "her medicare card: 2123456701/2", "2123456701/2"),
 ]
 
 NOT_FOUND = [
@@ -30,6 +35,9 @@ NOT_FOUND = [
     ("es_dni", "DNI 54362315A"),
     ("es_dni", "Ich habe nie 12345678Z gesagt"),  # German "nie", never
     ("it_codice_fiscale", "order RCCMNL83S18D969X"),
+    ("uk_utr", "UTR 1955839662"),  # check digit wrong
+    ("au_medicare_number", "Medicare 2123 45671 1"),  # check digit wrong
+    ("au_medicare_number", "Medicare 7123 45670 1"),  # no card number starts with 7
 ]
 
 

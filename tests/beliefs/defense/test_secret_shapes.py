@@ -242,6 +242,8 @@ POSITIVES = [
     ("date_of_birth", "birthdate: 19850314", "19850314"),
     ("date_of_birth", "Date of Birth (MM/DD/YYYY): 03/14/1985", "03/14/1985"),
     ("date_of_birth", "was born on the 14th of March, 1985", "14th of March, 1985"),
+    ("date_of_birth", "DOB: 5th of May '88", "5th of May '88"),
+    ("date_of_birth", "born on May 5th, \u201988 in Leeds", "May 5th, \u201988"),
     ("date_of_birth", "Geboren am 14. März 1985", "14. März 1985"),
     ("date_of_birth", "data de nascimento: 14/03/1985", "14/03/1985"),
     ("date_of_birth", "дата рождения: 14.03.1985", "14.03.1985"),
