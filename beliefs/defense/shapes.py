@@ -197,8 +197,11 @@ HOSTED = [
     rf"{_OCCASION}{_ORDER}",
     rf"\b(?:make sure|ensure|be sure|see to it)(?: that)? {_OUTPUT} (?:always |also |only )?(?:includes?|contains?|mentions?|"
     r"says|states?|ends?|starts?|begins?|links?|recommends?|reads?)\b",
+    # (a user's own request for where an answer comes from is no order smuggled in: "In your answer, please include
+    # the sources you used", "cite your references")
     rf"\b(?:in|within|throughout|at the (?:end|start|beginning|top|bottom) of|while (?:generating|writing|composing)) "
-    rf"{_OUTPUT},?[ \t]+{_ADVERBS}{_VERB}",
+    rf"{_OUTPUT},?[ \t]+{_ADVERBS}{_VERB}"
+    r"(?![ \t]+(?:(?:the|your|any|all|all the|some)[ \t]+)?(?:sources?|references?|citations?)\b(?![ \t]+code))",
     rf"\b{_OUTPUT} (?:must|should|shall|needs? to|has to|will|is to)(?: (?:always|only|also|now))? (?:begin|start|end|"
     r"include|contain|mention|say|state|read|rate|recommend|claim|praise|describe|link|be (?:only|exactly))\b",
     rf"\b(?:append|add|insert|include|put|embed|attach|prepend|place)\b[^.!?\n]{{0,60}}?\b(?:to|in|into|(?:at|to) the "
