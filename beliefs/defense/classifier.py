@@ -67,7 +67,7 @@ def position_features(words: list[str]) -> tuple[np.ndarray, np.ndarray]:
 def model() -> tuple[np.ndarray, float, float]:
     """(weights, bias, threshold) as shipped."""
     with np.load(WEIGHTS) as data:
-        # Kept in float16 as shipped (256 KB, not 512): the scan's pattern tables share the CPU cache with it.
+        # Kept in float16 as shipped (256 KB, not 512): half the memory the per-token lookups touch.
         weights = data["weights"]
         bias = float(data["bias"])
     threshold = float(json.loads(METADATA.read_text())["threshold"])
@@ -124,4 +124,4 @@ def enabled() -> bool:
     """Whether the scanner adds the classifier's opinion (``MEMORYHUB["INJECTION_CLASSIFIER"]``; on by default)."""
     from django.conf import settings
 
-    return bool(getattr(settings, "MEMORYHUB", {}).get("INJECTION_CLASSIFIER", False))
+    return bool(getattr(settings, "MEMORYHUB", {}).get("INJECTION_CLASSIFIER", True))
