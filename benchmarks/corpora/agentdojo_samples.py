@@ -85,9 +85,14 @@ def _wrappers(read, names: list[str]) -> list[str]:
     for name in names:
         if not (name.startswith("agentdojo/attacks/") and name.endswith(".py")):
             continue
-        for node in ast.walk(ast.parse(read(name))):
-            text = _render(node, {}) if isinstance(node, (ast.Constant, ast.JoinedStr, ast.BinOp)) else None
-            if text and len(text) > 12 and _slots(text) and _slots(text) <= {"goal", "user", "model"}:
+        tree = ast.parse(read(name))
+        # (docstrings quote the attack strings and name their placeholders: text about an attack, not one)
+        docs = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+        for node in ast.walk(tree):
+            if id(node) in docs or not isinstance(node, (ast.Constant, ast.JoinedStr, ast.BinOp)):
+                continue
+            text = _render(node, {})
+            if text and _slots(text) and _slots(text) <= {"goal", "user", "model"} and text.strip() != "{goal}":
                 found.append(text)
     return sorted(set(found))
 

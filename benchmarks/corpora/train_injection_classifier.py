@@ -489,9 +489,9 @@ def main() -> None:
     parser.add_argument(
         "--max-false-alarms",
         type=float,
-        default=0.002,
+        default=0.001,
         # 0.5% let the classifier flag 3.0% of the turns of the development LoCoMo conversations (friendly chat
-        # reads like a jailbreak's style); 0.2% flags 0.55% of them.
+        # reads like a jailbreak's style); 0.2% flagged 0.9% of them, 0.1% flags 0.41%.
         help="threshold: the lowest that keeps validation false alarms at or under this rate",
     )
     args = parser.parse_args()

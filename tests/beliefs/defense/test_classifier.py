@@ -81,7 +81,7 @@ def test_metadata_names_the_pinned_sources_the_build_reads():
     for forbidden in ("spikee", "pyrit", "presidio", "llm_guard", "llm-guard", "rebuff", "pytector", "promptfoo"):
         assert forbidden not in build.lower()
     assert meta["window"] == classifier.WINDOW and meta["dimensions"] == classifier.DIMENSIONS
-    assert meta["validation"]["false_alarms"] <= 0.002
+    assert meta["validation"]["false_alarms"] <= 0.001
 
 
 def test_an_instruction_buried_in_a_long_email_is_found_in_its_window():
