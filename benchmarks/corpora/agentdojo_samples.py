@@ -25,6 +25,7 @@ import zipfile
 from pathlib import Path
 
 import yaml
+from string_literals import render_string
 
 USERS = ("Emma Johnson", "the user")
 PLACE = re.compile(r"\{(injection_\w+|\w+_injection\w*)\}")
@@ -42,29 +43,10 @@ def _strings(tree, env: dict[str, str]) -> dict[str, str]:
     out = dict(env)
     for item in tree.body:
         if isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name):
-            text = _render(item.value, out)
+            text = render_string(item.value, out)
             if text is not None:
                 out[item.targets[0].id] = text
     return out
-
-
-def _render(node, env: dict[str, str]) -> str | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.JoinedStr):
-        parts = []
-        for part in node.values:
-            if isinstance(part, ast.Constant):
-                parts.append(str(part.value))
-            elif isinstance(part, ast.FormattedValue) and isinstance(part.value, ast.Name) and part.value.id in env:
-                parts.append(env[part.value.id])
-            else:
-                return None
-        return "".join(parts)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _render(node.left, env), _render(node.right, env)
-        return None if left is None or right is None else left + right
-    return None
 
 
 def _class_attribute(source: str, name: str) -> list[str]:
@@ -91,7 +73,7 @@ def _wrappers(read, names: list[str]) -> list[str]:
         for node in ast.walk(tree):
             if id(node) in docs or not isinstance(node, (ast.Constant, ast.JoinedStr, ast.BinOp)):
                 continue
-            text = _render(node, {})
+            text = render_string(node, {})
             if text and _slots(text) and _slots(text) <= {"goal", "user", "model"} and text.strip() != "{goal}":
                 found.append(text)
     return sorted(set(found))

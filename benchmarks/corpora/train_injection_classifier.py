@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from agentdojo_samples import agentdojo_samples  # noqa: E402
 from chatterbot_samples import chatterbot_samples  # noqa: E402
+from string_literals import render_string  # noqa: E402
 
 from beliefs.defense.classifier import (  # noqa: E402
     DIMENSIONS,
@@ -112,22 +113,6 @@ STDLIB_MODULES = [
 # ---------------------------------------------------------------- garak
 
 
-def _render(node) -> str | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.JoinedStr):
-        out = []
-        for part in node.values:
-            if isinstance(part, ast.Constant):
-                out.append(str(part.value))
-            elif isinstance(part, ast.FormattedValue) and isinstance(part.value, ast.Name):
-                out.append(MARKERS.get(part.value.id, ""))
-            else:
-                return None
-        return "".join(out)
-    return None
-
-
 def _class_lists(source: str) -> dict[str, dict[str, list]]:
     """Per class, its list-of-strings (or list of string pairs) attributes."""
     out: dict[str, dict[str, list]] = {}
@@ -142,11 +127,11 @@ def _class_lists(source: str) -> dict[str, dict[str, list]]:
                     rendered = []
                     for element in value.elts:
                         if isinstance(element, ast.Tuple):
-                            pair = [_render(e) for e in element.elts]
+                            pair = [render_string(e, MARKERS, missing="") for e in element.elts]
                             if all(p is not None for p in pair):
                                 rendered.append(tuple(pair))
                         else:
-                            text = _render(element)
+                            text = render_string(element, MARKERS, missing="")
                             if text is not None:
                                 rendered.append(text)
                     attrs[item.targets[0].id] = rendered
