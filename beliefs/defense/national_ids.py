@@ -16,16 +16,7 @@ from stdnum.it import codicefiscale
 
 from beliefs.defense.base import Detector
 from beliefs.defense.labels import not_another_number
-from beliefs.defense.validators import checked, cpf_valid, us_ssn
-
-
-def medicare_valid(value: str) -> bool:
-    """Australian Medicare card number: the ninth digit checks the first eight (weights 1, 3, 7, 9, 1, 3, 7, 9)."""
-    digits = [int(c) for c in value if c.isdigit()]
-    if len(digits) not in (10, 11):
-        return False
-    return sum(d * w for d, w in zip(digits[:8], (1, 3, 7, 9, 1, 3, 7, 9), strict=True)) % 10 == digits[8]
-
+from beliefs.defense.validators import checked, cpf_valid, medicare_valid, us_ssn
 
 NATIONAL_IDS: list[Detector] = [
     Detector(

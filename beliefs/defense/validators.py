@@ -217,6 +217,14 @@ def cpf_valid(text: str) -> bool:
     return cpf.is_valid(text)
 
 
+def medicare_valid(value: str) -> bool:
+    """Australian Medicare card number: the ninth digit checks the first eight (weights 1, 3, 7, 9, 1, 3, 7, 9)."""
+    digits = [int(c) for c in value if c.isdigit()]
+    if len(digits) not in (10, 11):
+        return False
+    return sum(d * w for d, w in zip(digits[:8], (1, 3, 7, 9, 1, 3, 7, 9), strict=True)) % 10 == digits[8]
+
+
 def checked(module):
     return lambda text: module.is_valid(_NON_DIGITS.sub("", text))
 
