@@ -25,6 +25,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryhub.settings")
 os.environ["MEMORYHUB_INJECTION_CLASSIFIER"] = "0"
 
 CONTACTS = HERE / "results" / "defense-classifier-fresh-contacts.jsonl"
+RESULTS = HERE / "results" / "defense-classifier.json"
 
 
 def flaggers():
@@ -166,10 +167,9 @@ def main() -> None:
         "holdout_contaminated": compare(load(INJECTIONS), strings=False),
         "chat_turns_development": chat_turns_flagged(),
     }
-    results_file = HERE / "results" / "defense-classifier.json"
-    if not args.fresh and results_file.exists():
+    if not args.fresh and RESULTS.exists():
         # A run without a contact keeps the last contact's figures (they say which contact they are).
-        previous = json.loads(results_file.read_text())
+        previous = json.loads(RESULTS.read_text())
         result.update({k: previous[k] for k in ("fresh", "fresh_contact") if k in previous})
     if args.fresh:
         result["fresh"] = compare(load(FRESH_INJECTIONS), strings=False)
@@ -188,7 +188,7 @@ def main() -> None:
                 },
             }
             fh.write(json.dumps(entry) + "\n")
-    results_file.write_text(json.dumps(result, indent=2) + "\n")
+    RESULTS.write_text(json.dumps(result, indent=2) + "\n")
     chat = result["chat_turns_development"]
     if chat:
         print(
