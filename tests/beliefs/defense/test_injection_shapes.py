@@ -19,6 +19,8 @@ from tests.beliefs.defense.injection_cases import (
     HOSTED_AND_HANDED_OVER,
     HOSTED_AND_HANDED_OVER_NEGATIVES,
     HOSTED_OVERRIDES,
+    LITERAL_OUTPUTS,
+    LITERAL_OUTPUTS_NEGATIVES,
     MEMORY_DIRECTIVES,
     NEGATIVES,
     PERSONA,
@@ -119,3 +121,13 @@ def test_the_span_reported_covers_the_hidden_order_not_the_host_document():
 def test_the_same_words_as_an_order_and_as_a_report(given, reported):
     reasons = injection_reasons(given)
     assert (reported in reasons) if reported else reasons == []
+
+
+@pytest.mark.parametrize("text", LITERAL_OUTPUTS)
+def test_a_literal_dictated_into_the_readers_output_is_an_override(text):
+    assert "override" in injection_reasons(text)
+
+
+@pytest.mark.parametrize("text", LITERAL_OUTPUTS_NEGATIVES)
+def test_replies_outputs_and_codes_in_ordinary_text_raise_nothing(text):
+    assert injection_reasons(text) == []
