@@ -17,8 +17,11 @@ RESULTS = ROOT / "benchmarks" / "results"
 sys.path.insert(0, str(ROOT))
 
 
-def setup_django(database: str, *, fresh: bool = False) -> None:
-    """Point Django at database ``database`` on the configured server (re-created when ``fresh``), migrated."""
+def setup_django(database: str, *, fresh: bool = False, migrate: bool = True) -> None:
+    """Point Django at database ``database`` on the configured server (re-created when ``fresh``), migrated.
+
+    ``migrate=False`` is for worker processes of a parent that migrated already: two workers migrating side by side
+    race on the same catalog rows ("tuple concurrently updated") even when there is nothing to apply."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryhub.settings")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ["MEMORYHUB_DB_NAME"] = database
@@ -47,7 +50,8 @@ def setup_django(database: str, *, fresh: bool = False) -> None:
     django.setup()
     from django.core.management import call_command
 
-    call_command("migrate", interactive=False, verbosity=0)
+    if migrate:
+        call_command("migrate", interactive=False, verbosity=0)
 
 
 HOSTS = [f"{kind}-{n:02d}" for kind in ("db", "web", "cache", "queue", "api", "batch") for n in range(1, 18)]

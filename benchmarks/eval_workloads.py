@@ -94,7 +94,7 @@ def tokens_run(turn_counts=(10, 30, 100), budget: int = 256) -> dict:
 
 
 def _worker_setup(database: str) -> None:
-    setup_django(database)
+    setup_django(database, migrate=False)  # (the parent migrated it)
     from memoryhub.embeddings import warm_up
 
     warm_up()
