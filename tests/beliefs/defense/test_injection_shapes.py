@@ -16,6 +16,8 @@ from tests.beliefs.defense.injection_cases import (
     ADDRESSED_AND_ASKED_NEGATIVES,
     EXTRACTION_REQUESTS,
     EXTRACTION_REQUESTS_NEGATIVES,
+    GERUND_LEAKS,
+    GERUND_LEAKS_NEGATIVES,
     HOSTED_AND_HANDED_OVER,
     HOSTED_AND_HANDED_OVER_NEGATIVES,
     HOSTED_OVERRIDES,
@@ -130,4 +132,14 @@ def test_a_literal_dictated_into_the_readers_output_is_an_override(text):
 
 @pytest.mark.parametrize("text", LITERAL_OUTPUTS_NEGATIVES)
 def test_replies_outputs_and_codes_in_ordinary_text_raise_nothing(text):
+    assert injection_reasons(text) == []
+
+
+@pytest.mark.parametrize("text", GERUND_LEAKS)
+def test_a_request_for_the_setup_in_the_gerund_is_a_prompt_leak(text):
+    assert "prompt_leak" in injection_reasons(text)
+
+
+@pytest.mark.parametrize("text", GERUND_LEAKS_NEGATIVES)
+def test_the_gerund_in_reports_and_ordinary_tasks_raises_nothing(text):
     assert injection_reasons(text) == []
