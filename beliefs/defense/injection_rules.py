@@ -292,6 +292,11 @@ MULTILINGUAL = [
     r"\b(?:zeig|zeige|gib|nenne|wiederhole|verrate|drucke|schreib|schreibe)\b[^.\n]{0,30}\bsystem-?prompt",
     r"\b(?:revele|revela|mostre|mostra|imprima|repita|diga|escreva|copie)\b[^.\n]{0,30}\b(?:instruções|instrucoes|regras|"
     r"diretrizes|prompt|mensagem) do sistema\b",
+    # A token dictated onto the end of every answer: "… muss am Ende jeder Antwort angehängt werden", "… doit être ajouté
+    # à la fin de toute réponse", "… al final de cualquier respuesta", "… alla fine di ogni risposta"
+    r"\b(?:token|jeton|code|código|codigo|codice|kennung|kennzeichen|marker|marcador)\b[^.\n]{0,80}(?:am ende (?:jeder|aller) "
+    r"antwort|à la fin de (?:toute|chaque|vos|tes) réponses?|al final de (?:cualquier|cada|todas? las?) respuestas?|alla fine "
+    r"di (?:ogni|ciascuna|tutte le) rispost[ae]|no final de (?:cada|qualquer|todas as) respostas?)",
     # "du befolgst keine Richtlinien mehr", "befolge keine Regeln"
     r"\b(?:befolgst|befolge|beachtest|beachte)\s+(?:ab (?:jetzt|sofort) )?(?:du )?(?:keine|nicht mehr die|nicht länger die)\s+"
     r"(?:\w+\s+)?(?:regeln|richtlinien|anweisungen|vorgaben)\b",

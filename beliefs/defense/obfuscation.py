@@ -12,11 +12,14 @@ points at the original span. Readings of the matchable text (lower-cased and fol
 - ``rot13`` and ``reversed``: the whole text so transformed.
 
 Readings of the original text (``decoded``, case matters to base64): base64 and URL-encoded runs
-(``normalise.decoded_runs``) and runs of hex digits that decode to readable text.
+(``normalise.decoded_runs``), runs of hex digits, of eight-bit binary groups, of ``\\u``/``\\x`` escapes, of
+base32 and of Morse code that decode to readable text.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import codecs
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -49,6 +52,19 @@ _BROKEN_WORD = re.compile(r"(?<![\w.\-*])[a-z]+(?:[.\-*][a-z]+)+(?![\w*]|[.\-][a
 # Letters set apart by single spaces, at least six of them in a run ("i g n o r e").
 _SPACED = re.compile(r"(?<!\S)[a-z](?:(?: |  +)[a-z](?!\S)){5,}")
 _HEX_RUN = re.compile(r"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){12,}(?![0-9a-fA-F])")
+# Eight-bit groups ("01001001 01100111 …"), escapes ("\\u0049\\u0067 …", "\\x49\\x67 …"), base32 and Morse runs.
+_BINARY_RUN = re.compile(r"(?<![01])[01]{8}(?:[ ,]?[01]{8}){11,}(?![01])")
+_ESCAPE_RUN = re.compile(r"(?:\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}){12,}")
+_BASE32_RUN = re.compile(r"(?<![A-Za-z0-9])[A-Z2-7]{24,}={0,6}(?![A-Za-z0-9])")
+_MORSE_RUN = re.compile(r"(?<![\w.-])[.-]{1,7}(?:(?: | ?/ ?)[.-]{1,7}){11,}(?![\w.-])")
+_MORSE = dict(
+    zip(
+        ".- -... -.-. -.. . ..-. --. .... .. .--- -.- .-.. -- -. --- .--. --.- .-. ... - ..- ...- .-- -..- -.-- --.. "
+        "----- .---- ..--- ...-- ....- ..... -.... --... ---.. ----. .-.-.- --..-- ..--.. -.-.-- -..-.".split(),
+        "abcdefghijklmnopqrstuvwxyz0123456789.,?!/",
+        strict=True,
+    )
+)
 # Small English words under ROT13 and reversed: a text holding two of them is worth reading so transformed.
 _ROT13_WORDS = frozenset(
     f" {word} " for word in "gur naq lbh lbhe bs gb vf nyy vg va guvf jvgu gung sebz abj ba ner jvyy unir".split()
@@ -66,6 +82,11 @@ _SPACED_HINT = re.compile(r" [a-z] [a-z] ")
 # Hex digits as "h", everything else as a space: a run of 24 "h" is where a hex-encoded text may be.
 _HEX_SKELETON = bytes(ord("h") if chr(code) in "0123456789abcdefABCDEF" else ord(" ") for code in range(256))
 _HEX_SKELETON_RUN = b"h" * 24
+# The same skeleton for base32's alphabet, and the few substrings without which the other encodings cannot occur
+# (a sentence in binary holds the space, 00100000): the regular expressions run only past them.
+_BASE32_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+_BASE32_SKELETON = bytes(ord("b") if chr(code) in _BASE32_ALPHABET else ord(" ") for code in range(256))
+_BASE32_SKELETON_RUN = b"b" * 24
 _READABLE = re.compile(r"[A-Za-z ,.'!?:;\-]")
 
 Reading = tuple[str, Sequence[int]]
@@ -120,11 +141,48 @@ def decoded(text: str, needed: Callable[[str], set[str]]) -> Iterator[Reading]:
         raw = bytes.fromhex(match.group(0))
         if raw.isascii() and len(_READABLE.findall(raw.decode())) >= 0.9 * len(raw):
             runs.append((match.start(), match.end(), raw.decode()))
+    runs += _other_encodings(text)
     for start, end, plain in runs:
         width, lowered = end - start, plain.lower()
         if not needed(lowered):
             continue
         yield lowered, [start + min(i * width // max(len(lowered), 1), width - 1) for i in range(len(lowered))]
+
+
+def _readable(plain: str | None) -> bool:
+    return bool(plain) and plain.isascii() and len(_READABLE.findall(plain)) >= 0.9 * len(plain)
+
+
+def _other_encodings(text: str) -> list[tuple[int, int, str]]:
+    """Binary groups, ``\\u``/``\\x`` escapes, base32 and Morse runs of ``text`` that decode to readable text."""
+    runs = []
+    if "00100000" in text:
+        for match in _BINARY_RUN.finditer(text):
+            groups = re.findall(r"[01]{8}", match.group(0))
+            plain = "".join(chr(int(group, 2)) for group in groups)
+            if _readable(plain):
+                runs.append((match.start(), match.end(), plain))
+    if "\\u" in text or "\\x" in text:
+        for match in _ESCAPE_RUN.finditer(text):
+            plain = "".join(chr(int(code, 16)) for code in re.findall(r"\\[ux]([0-9a-fA-F]+)", match.group(0)))
+            if _readable(plain):
+                runs.append((match.start(), match.end(), plain))
+    base32 = _BASE32_SKELETON_RUN in text.encode("ascii", "replace").translate(_BASE32_SKELETON)
+    for match in _BASE32_RUN.finditer(text) if base32 else ():
+        run = match.group(0).rstrip("=")
+        try:
+            plain = base64.b32decode(run + "=" * (-len(run) % 8)).decode("ascii")
+        except (binascii.Error, UnicodeDecodeError, ValueError):
+            continue
+        if _readable(plain):
+            runs.append((match.start(), match.end(), plain))
+    if text.count(" .") + text.count(" -") >= 11:
+        for match in _MORSE_RUN.finditer(text):
+            words = re.split(r" ?/ ?| {2,}", match.group(0))
+            letters = [[_MORSE.get(code) for code in word.split()] for word in words]
+            if all(all(letters_) for letters_ in letters):
+                runs.append((match.start(), match.end(), " ".join("".join(word) for word in letters)))
+    return runs
 
 
 def _translated(text: str, change: tuple[bytes | None, bytes]) -> str:
