@@ -284,6 +284,14 @@ _ANY_OUTPUT = (
     r"very\s+next|subsequent|future|following|top)\s+)*(?:response|reply|replies|answer|summary|summaries|output|"
     r"completion|translation|recommendation)s?\b"
 )
+# An e-mail address given in the text, and the words of a message dictated: "with the body "ok"", "with
+# text: 'confirmation'", "the sole message body is "yes"", "containing only the word …".
+_MAIL_ADDRESS = r"[\"'(]?[\w.+-]+@[\w-]+\.[\w.-]+"
+_DICTATED = (
+    r"(?:(?:with|containing|saying|reading|that says|whose)\s+(?:only\s+)?(?:the\s+|a\s+|its\s+)?(?:(?:sole|single|"
+    r"exact|only)\s+)?(?:(?:message|mail|e-?mail)\s+)?(?:body|bodytext|body text|text|content|contents|message|words?|"
+    r"phrase)\s*(?:(?:of|as|is|=)\s*)?[:=]?\s*[\"“'`]|(?:message\s+)?body(?:text)?\s+(?:is|as|=|:)\s*[\"“'`])"
+)
 _INTO_OUTPUT = rf"\b(?:to|in|into|within|(?:at|to)\s+the\s+(?:end|start|beginning|top|bottom)\s+of)\s+{_ANY_OUTPUT}"
 _LITERAL = (
     r"(?:\"[^\"\n]{2,}\"|“[^”\n]{2,}”|`[^`\n]{2,}`|(?<![a-z])'[^'\n]{3,}'(?![a-z])|https?://|www\.|!\[|\b[a-z0-9]+(?:_[a-z0-9]+){2,}\b"
@@ -334,6 +342,14 @@ LITERAL_OUTPUT = [
     r"\byou (?:already )?(?:agreed|promised|confirmed|committed|consented)(?: to)?[:,]?[ \t]*[\"“']?(?:from now on|going "
     r"forward|henceforth|i will|i'll|i would|you will|you would|(?:that )?you(?:'d| would| will) |to (?:always|reply|respond|"
     r"answer|ignore|output|print|reveal))\b",
+    # A message with dictated words, to be sent to an address given in the text: "send an email to ops@… with the
+    # body "confirmation"", "deliver email to … with text: 'ok'", "Send "done" to …@…". (A colleague's request names
+    # what to write about, "email hr@… about your leave", or a subject line; a planted one dictates the words.)
+    # (The verb opens the match, so the rule is tried only where one stands; "I sent an email …" is a report.)
+    # ("email" and "mail" are nouns as often: as verbs only right before the address, "E-mail ops@… with …")
+    rf"\b(?:(?:send|sending|deliver|forward|write|compose|create|draft|generate)(?: (?:out|off|over))?\b[^.!?\n]{{0,40}}?"
+    rf"|e-?mail(?:ing)?[ \t]+(?=[\w\"'(.+-]+@))(?:{_MAIL_ADDRESS}[^.!?\n]{{0,60}}?{_DICTATED}|{_DICTATED}[^.!?\n]{{0,60}}?{_MAIL_ADDRESS})"
+    rf"|\bsend[ \t]+[\"“'][^\"”'\n]{{2,40}}[\"”'][ \t]+to[ \t]+{_MAIL_ADDRESS}",
     # The reader's rules declared changed or superseded by this text.
     r"\byour (?:rules|instructions|guidelines|directives|restrictions|constraints|policies|programming|system prompt) "
     r"(?:have|has) (?:now )?(?:been )?(?:changed|updated|modified|relaxed|lifted|removed|rewritten|replaced|revised)\b"

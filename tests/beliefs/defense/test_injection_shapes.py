@@ -14,6 +14,8 @@ from tests.beliefs.defense.injection_cases import (
     ABOVE_AND_AI_READERS_NEGATIVES,
     ADDRESSED_AND_ASKED,
     ADDRESSED_AND_ASKED_NEGATIVES,
+    DICTATED_MESSAGES,
+    DICTATED_MESSAGES_NEGATIVES,
     EXTRACTION_REQUESTS,
     EXTRACTION_REQUESTS_NEGATIVES,
     GERUND_LEAKS,
@@ -142,4 +144,14 @@ def test_a_request_for_the_setup_in_the_gerund_is_a_prompt_leak(text):
 
 @pytest.mark.parametrize("text", GERUND_LEAKS_NEGATIVES)
 def test_the_gerund_in_reports_and_ordinary_tasks_raises_nothing(text):
+    assert injection_reasons(text) == []
+
+
+@pytest.mark.parametrize("text", DICTATED_MESSAGES)
+def test_a_message_with_dictated_words_sent_to_an_address_in_the_text_is_an_override(text):
+    assert "override" in injection_reasons(text)
+
+
+@pytest.mark.parametrize("text", DICTATED_MESSAGES_NEGATIVES)
+def test_a_colleagues_request_to_write_about_something_raises_nothing(text):
     assert injection_reasons(text) == []
