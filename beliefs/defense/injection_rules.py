@@ -529,8 +529,8 @@ CASED: list[tuple[str, re.Pattern]] = [
     ("persona", re.compile(ACRONYMS, re.M)),
     ("markup_exfiltration", re.compile(PLACEHOLDER_URL, re.M)),
     ("markup_exfiltration", re.compile(r"\breplace \[[A-Z_]+\] with\b", re.M)),
-    # The token in capitals, as prompts name it; "Systemprompt" is an ordinary German word.
-    ("prompt_leak", re.compile(r"\bSYSTEM_?PROMPT\b", re.M)),
+    # The token in capitals, as prompts name it ("Systemprompt" is an ordinary German word, SYSTEM_PROMPT a constant).
+    ("prompt_leak", re.compile(r"\bSYSTEMPROMPT\b", re.M)),
 ]
 # For each cased rule, literals (case as written) one of which every match contains: the rule runs only if one occurs.
 CASED_LITERALS: list[tuple[str, ...]] = [
