@@ -426,8 +426,10 @@ PROMPT_LEAK = [
     r"(?:hidden |secret |internal )?|the (?:hidden |secret |internal ))(?:instructions|prompt|guidelines)(?: (?:you were|you've been) given)?|initiali[sz]ation"
     r" (?:string|prompt)|(?:the )?(?:words|instructions) above|pre-?prompt|developer (?:message|instructions))\b",
     r"\b(?:my|your) instructions are\s*:|\bthe system prompt is\s*:|\boutput initiali[sz]ation\b",
-    # the prompt printed by a line of code: "Console.log(systemPrompt)", "print(system_prompt)"
-    r"\b(?:console\.log|print|println|printf|puts|echo|alert)\s*\(\s*(?:this\.|self\.)?system_?prompt\b",
+    # the prompt printed by a line of code that stands alone as the request: "Console.log(systemPrompt)" (not a report
+    # of one, "print(system_prompt) was left in the debug build")
+    r"^[ \t]*(?:console\.log|print|println|printf|puts|echo|alert)[ \t]*\(\s*(?:this\.|self\.)?system_?prompt\s*\)"
+    r"[ \t;]*$",
     r"\bopposite of your (?:system )?instructions\b|\brepeat the (?:above|previous|text above|words above)\b",
     r"\b(?:were|was) (?:you )?(?:told|instructed|given)\b[^.\n]{0,30}\b(?:before|initially|at the (?:start|beginning))|\bi was "
     r"instructed to\b|\bnot supposed to (?:tell|say|reveal|share)\b|\brepeat (?:this|the) (?:entire|whole) conversation\b"

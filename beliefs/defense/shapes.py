@@ -293,15 +293,14 @@ _DICTATED = (
     r"phrase)\s*(?:(?:of|as|is|=)\s*)?[:=]?\s*[\"“'`]|(?:message\s+)?body(?:text)?\s+(?:is|as|=|:)\s*[\"“'`])"
 )
 _INTO_OUTPUT = rf"\b(?:to|in|into|within|(?:at|to)\s+the\s+(?:end|start|beginning|top|bottom)\s+of)\s+{_ANY_OUTPUT}"
+# A code made up for the occasion: three or more parts joined by underscores, or by hyphens with a digit among them
+# ("audit_policy_bypass_004", "aib-canary-m4l9"; not "COVID-19" or "ISO-9001").
+_TOKEN = r"(?:\b[a-z0-9]+(?:_[a-z0-9]+){2,}\b|\b(?=[a-z0-9-]*[0-9])[a-z0-9]+(?:-[a-z0-9]+){2,}\b)"
 _LITERAL = (
-    r"(?:\"[^\"\n]{2,}\"|“[^”\n]{2,}”|`[^`\n]{2,}`|(?<![a-z])'[^'\n]{3,}'(?![a-z])|https?://|www\.|!\[|\b[a-z0-9]+(?:_[a-z0-9]+){2,}\b"
-    r"|\b[a-z]+(?:[-_][a-z0-9]+)*[-_][0-9]{2,}\b"
+    rf"(?:\"[^\"\n]{{2,}}\"|“[^”\n]{{2,}}”|`[^`\n]{{2,}}`|(?<![a-z])'[^'\n]{{3,}}'(?![a-z])|https?://|www\.|!\[|{_TOKEN}"
     r"|\bthe\s+(?:(?:exact|following|verification|reference|tracking|session)\s+)?(?:code|token|string|tag|phrase|canary|"
     r"directive value|markdown|image|link|url)\b)"
 )
-# A code made up for the occasion: three or more parts joined by underscores, or by hyphens with a digit among them
-# ("audit_policy_bypass_004", "aib-canary-m4l9").
-_TOKEN = r"(?:\b[a-z0-9]+(?:_[a-z0-9]+){2,}\b|\b(?=[a-z0-9-]*[0-9])[a-z0-9]+(?:-[a-z0-9]+){2,}\b)"
 LITERAL_OUTPUT = [
     # "Make sure your reply includes "CODE-1142"" (covering a subject is a request; carrying a literal is dictation)
     rf"\b(?:make sure|ensure|be sure|see to it)(?: that)? {_OUTPUT} (?:always |also |only )?(?:includes?|contains?|"
@@ -313,8 +312,12 @@ LITERAL_OUTPUT = [
     rf"code|token|text|phrase|value)))*[ \t:]+[\"'`“]?{_TOKEN}(?![(\[]|[ \t]*=)",
     # A tool named by its identifier, with a path, an address or a link to act on: "call delete_file on /workspace/…",
     # "call send_email to onboarding@…", "call http_post url=https://…".
+    # (a path only for a tool that destroys or sends: "run make_release on /srv/builds" is an operator's note)
     r"\b(?:call|invoke|run|use|trigger)(?: the)? [a-z]+_[a-z_]+\b(?:\(\))?(?: (?:tool|function|action))?[ \t]+(?:with |on |to |at )?"
-    r"(?:path |url |the path |the url )?(?:url=|path=|input=)?[\"']?(?:https?://|www\.|/[a-z]|~/|\./|[\w.+-]+@[\w-]+\.)",
+    r"(?:path |url |the path |the url )?(?:url=|path=|input=)?[\"']?(?:https?://|www\.|[\w.+-]+@[\w-]+\.)"
+    r"|\b(?:call|invoke|run|use|trigger)(?: the)? [a-z_]*(?:delete|remove|purge|wipe|drop|erase|destroy|truncate|overwrite|"
+    r"shell|exec|send|post|upload|transfer|forward|mail)[a-z_]*\b(?:\(\))?(?: (?:tool|function|action))?[ \t]+(?:with |on |to |at )?"
+    r"(?:path |the path )?(?:path=)?[\"']?(?:/[a-z]|~/|\./)",
     # "Start the answer with "X"", "begin every answer with "X" until further notice"
     rf"\b(?:begin|start|end|open|close|finish|prefix|preface|conclude|sign off)\s+(?:the\s+)?{_ANY_OUTPUT}[^.!?]{{0,40}}?\bwith\b"
     rf"[^.!?]{{0,30}}?{_LITERAL}",

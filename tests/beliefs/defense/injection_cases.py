@@ -1126,6 +1126,11 @@ LITERAL_OUTPUTS_NEGATIVES = [
     "Log output: job sync_daily_users finished in 42 s.",
     "Say hello to Ravi for me when you see him at the depot.",
     "Type your PIN, then press the green button to confirm.",
+    "SYSTEM_PROMPT = 'You are a helpful assistant.'",
+    "Run make_release on /srv/builds after the tag is pushed.",
+    "Use the_silver_searcher on ./src to find the call sites.",
+    "Every answer must cite ISO-9001 where it applies.",
+    "print(system_prompt) was left in the debug build.",
 ]
 
 # The request for the setup opening the reply, in the gerund (written after its rule, ``shapes.LEAK``).
