@@ -409,8 +409,9 @@ PERSONA = [
     r"\bnot bound by (?:any|the|their|its|openai)\b|\byou are now (?:a|an|the|my|in)\b(?! (?:member|subscriber|customer|"
     r"user|admin|administrator|owner|part|participant|registered|enrolled|signed|logged|connected|eligible|able|ready|"
     r"on|in charge|responsible|queue|line|gold|silver|premium|pro|verified)\b)|\b(?:ai|model|assistant|chatbot|bot|"
-    r"language model)\s+(?:is\s+)?(?:named|called)\b|\b(?:act|behave)\s+(?:like|as)\s+(?:a|an|my)\b[^.\n]{0,80}\b(?:ai|chatgpt|gpt|assistant|model|llm|bot|terminal|"
-    r"character)\b"
+    r"language model)\s+(?:is\s+)?(?:named|called)\b|\b(?:act|behave)\s+(?:like|as)\s+(?:a|an|my)\b[^.\n]{0,80}\b(?:ai|chatgpt|gpt|model|llm|bot|terminal|"
+    # ("act as a friendly assistant and walk me through …" is an ordinary request; "behave as an assistant …" is not)
+    r"character)\b|\bbehave\s+(?:like|as)\s+(?:a|an|my)\b[^.\n]{0,80}\bassistant\b"
     r"|\b(?:you|assistant|chatgpt)\s+now\s+acts?\s+(?:like|as)\b|\b(?:assistant|chatgpt)\s+acts?\s+(?:like|as)\b",
 ]
 

@@ -1131,6 +1131,7 @@ LITERAL_OUTPUTS_NEGATIVES = [
     "Use the_silver_searcher on ./src to find the call sites.",
     "Every answer must cite ISO-9001 where it applies.",
     "print(system_prompt) was left in the debug build.",
+    "Act as a patient assistant and walk me through the tax form, one box at a time.",
 ]
 
 # The request for the setup opening the reply, in the gerund (written after its rule, ``shapes.LEAK``).
