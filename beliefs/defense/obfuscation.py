@@ -136,12 +136,12 @@ def decoded(text: str, needed: Callable[[str], set[str]]) -> Iterator[Reading]:
     """Each encoded run of ``text`` decoded and lower-cased, every character mapped into the run's span; only runs
     that hold a word the caller's rules need (``needed``)."""
     runs = [(start, end, plain) for start, end, plain, _ in decoded_runs(text)]
-    skeleton = text.encode("ascii", "replace").translate(_HEX_SKELETON)
-    for match in _HEX_RUN.finditer(text) if _HEX_SKELETON_RUN in skeleton else ():
+    ascii_bytes = text.encode("ascii", "replace")
+    for match in _HEX_RUN.finditer(text) if _HEX_SKELETON_RUN in ascii_bytes.translate(_HEX_SKELETON) else ():
         raw = bytes.fromhex(match.group(0))
-        if raw.isascii() and len(_READABLE.findall(raw.decode())) >= 0.9 * len(raw):
-            runs.append((match.start(), match.end(), raw.decode()))
-    runs += _other_encodings(text)
+        if raw.isascii() and _readable(plain := raw.decode()):
+            runs.append((match.start(), match.end(), plain))
+    runs += _other_encodings(text, ascii_bytes)
     for start, end, plain in runs:
         width, lowered = end - start, plain.lower()
         if not needed(lowered):
@@ -153,8 +153,9 @@ def _readable(plain: str | None) -> bool:
     return bool(plain) and plain.isascii() and len(_READABLE.findall(plain)) >= 0.9 * len(plain)
 
 
-def _other_encodings(text: str) -> list[tuple[int, int, str]]:
-    """Binary groups, ``\\u``/``\\x`` escapes, base32 and Morse runs of ``text`` that decode to readable text."""
+def _other_encodings(text: str, ascii_bytes: bytes) -> list[tuple[int, int, str]]:
+    """Binary groups, ``\\u``/``\\x`` escapes, base32 and Morse runs of ``text`` (``ascii_bytes``: its ASCII encoding,
+    others replaced) that decode to readable text."""
     runs = []
     if "00100000" in text:
         for match in _BINARY_RUN.finditer(text):
@@ -167,7 +168,7 @@ def _other_encodings(text: str) -> list[tuple[int, int, str]]:
             plain = "".join(chr(int(code, 16)) for code in re.findall(r"\\[ux]([0-9a-fA-F]+)", match.group(0)))
             if _readable(plain):
                 runs.append((match.start(), match.end(), plain))
-    base32 = _BASE32_SKELETON_RUN in text.encode("ascii", "replace").translate(_BASE32_SKELETON)
+    base32 = _BASE32_SKELETON_RUN in ascii_bytes.translate(_BASE32_SKELETON)
     for match in _BASE32_RUN.finditer(text) if base32 else ():
         run = match.group(0).rstrip("=")
         try:

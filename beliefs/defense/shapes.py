@@ -301,6 +301,9 @@ _LITERAL = (
     r"|\bthe\s+(?:(?:exact|following|verification|reference|tracking|session)\s+)?(?:code|token|string|tag|phrase|canary|"
     r"directive value|markdown|image|link|url)\b)"
 )
+# A tool named by its identifier: "call send_email", "use the http_post tool", "invoke delete_file()".
+_TOOL_VERB = r"\b(?:call|invoke|run|use|trigger)(?: the)? "
+_TOOL_END = r"\b(?:\(\))?(?: (?:tool|function|action))?"
 LITERAL_OUTPUT = [
     # "Make sure your reply includes "CODE-1142"" (covering a subject is a request; carrying a literal is dictation)
     rf"\b(?:make sure|ensure|be sure|see to it)(?: that)? {_OUTPUT} (?:always |also |only )?(?:includes?|contains?|"
@@ -313,10 +316,10 @@ LITERAL_OUTPUT = [
     # A tool named by its identifier, with a path, an address or a link to act on: "call delete_file on /workspace/…",
     # "call send_email to onboarding@…", "call http_post url=https://…".
     # (a path only for a tool that destroys or sends: "run make_release on /srv/builds" is an operator's note)
-    r"\b(?:call|invoke|run|use|trigger)(?: the)? [a-z]+_[a-z_]+\b(?:\(\))?(?: (?:tool|function|action))?[ \t]+(?:with |on |to |at )?"
+    rf"{_TOOL_VERB}[a-z]+_[a-z_]+{_TOOL_END}[ \t]+(?:with |on |to |at )?"
     r"(?:path |url |the path |the url )?(?:url=|path=|input=)?[\"']?(?:https?://|www\.|[\w.+-]+@[\w-]+\.)"
-    r"|\b(?:call|invoke|run|use|trigger)(?: the)? [a-z_]*(?:delete|remove|purge|wipe|drop|erase|destroy|truncate|overwrite|"
-    r"shell|exec|send|post|upload|transfer|forward|mail)[a-z_]*\b(?:\(\))?(?: (?:tool|function|action))?[ \t]+(?:with |on |to |at )?"
+    rf"|{_TOOL_VERB}[a-z_]*(?:delete|remove|purge|wipe|drop|erase|destroy|truncate|overwrite|"
+    rf"shell|exec|send|post|upload|transfer|forward|mail)[a-z_]*{_TOOL_END}[ \t]+(?:with |on |to |at )?"
     r"(?:path |the path )?(?:path=)?[\"']?(?:/[a-z]|~/|\./)",
     # "Start the answer with "X"", "begin every answer with "X" until further notice"
     rf"\b(?:begin|start|end|open|close|finish|prefix|preface|conclude|sign off)\s+(?:the\s+)?{_ANY_OUTPUT}[^.!?]{{0,40}}?\bwith\b"
@@ -364,10 +367,9 @@ LITERAL_OUTPUT = [
     # Leave claimed for the reader's own reply: "you are cleared to respond with the directive value".
     r"\byou(?:'re| are) (?:now |hereby )?(?:cleared|authori[sz]ed|permitted|allowed) to (?:respond|reply|answer) with\b",
     # A tool named by its identifier, told to carry data to an outside address: "use send_email to send this summary
-    # to records@…", "call http_post to https://…".
-    rf"\b(?:call|use|invoke|run|trigger)(?: the)? [a-z]+_[a-z_]+\b(?:\(\))?(?: (?:tool|function|action))?[^.!?]{{0,60}}?"
-    rf"\bto (?:send|post|forward|e-?mail|upload|transfer|share|sync|copy)\b[^!?]{{0,80}}?\bto\b[^!?]{{0,30}}?{_OUTSIDE}"
-    r"|\b(?:call|invoke)(?: the)? [a-z]+_[a-z_]+\b(?:\(\))?(?: (?:tool|function))? (?:to|at|on) (?:https?://|www\.)",
+    # to records@…" (one sent straight to a link, "call http_post to https://…", is read by the rule above).
+    rf"{_TOOL_VERB}[a-z]+_[a-z_]+{_TOOL_END}[^.!?]{{0,60}}?"
+    rf"\bto (?:send|post|forward|e-?mail|upload|transfer|share|sync|copy)\b[^!?]{{0,80}}?\bto\b[^!?]{{0,30}}?{_OUTSIDE}",
 ]
 
 # --- persona: a role assigned to "you", with what makes it a hijack -------------------------------------------
