@@ -208,6 +208,14 @@ def write_result(name: str, payload: dict) -> Path:
     return path
 
 
+def write_labelled_result(path: Path, label: str, entry: dict) -> Path:
+    """Keep ``entry`` under ``label`` in the JSON object at ``path`` (one entry per label; the others stay)."""
+    results = json.loads(path.read_text()) if path.exists() else {}
+    results[label] = entry
+    path.write_text(json.dumps(results, indent=2) + "\n")
+    return path
+
+
 class Timer:
     def __enter__(self):
         self.started = time.perf_counter()

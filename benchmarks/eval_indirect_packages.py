@@ -18,7 +18,6 @@ switched off here, as it was trained on these texts).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -65,12 +64,10 @@ def main() -> None:
     import django
 
     django.setup()
-    from common import machine
+    from common import machine, write_labelled_result
 
     report = {"machine": machine(), **evaluate(args.wheels)}
-    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    results[args.label] = report
-    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    write_labelled_result(RESULTS, args.label, report)
     print(f"{args.label}: recall {report['recall']} on {report['injections']} injections, false alarms "
           f"{report['false_alarms']} on {report['benign']} benign texts")  # fmt: skip
     for source, stats in report["per_source"].items():

@@ -91,12 +91,10 @@ def main() -> None:
     import django
 
     django.setup()
-    from common import machine
+    from common import machine, write_labelled_result
 
     report = {"machine": machine(), **evaluate(args.wheel)}
-    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    results[args.label] = report
-    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    write_labelled_result(RESULTS, args.label, report)
     print(f"{args.label}: {report['attacks']} attacks; recall over all {report['recall_all_collections']}, "
           f"mean of collections {report['recall_mean_of_collections']}")  # fmt: skip
     for name, stats in report["per_collection"].items():

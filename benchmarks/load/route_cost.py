@@ -25,7 +25,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from agent_calls import BELIEFS, MIX, RECALL, RETAIN, beliefs_path, recall_call, retain_call  # noqa: E402
-from common import RESULTS, machine  # noqa: E402
+from common import RESULTS, machine, write_labelled_result  # noqa: E402
 from run_load import cpu_seconds, cpu_spent, reuse_seed, seed, wait_for_background  # noqa: E402
 from stack import Stack  # noqa: E402
 
@@ -98,10 +98,8 @@ def main() -> None:
             key: round(sum(routes[name][key] * w for name, w in MIX.items()) / weight, 2)
             for key in ("web_ms", "postgresql_ms", "serving_ms", "background_ms")
         }
-    path = RESULTS / "route-cost.json"
-    existing = json.loads(path.read_text()) if path.exists() else {}
-    existing[args.label] = {"machine": machine(), "requests_per_route": args.requests, "routes": routes}
-    path.write_text(json.dumps(existing, indent=2) + "\n")
+    entry = {"machine": machine(), "requests_per_route": args.requests, "routes": routes}
+    path = write_labelled_result(RESULTS / "route-cost.json", args.label, entry)
     print(json.dumps(routes.get(MIX_NAME), indent=1))
     print(f"wrote {path}")
 
