@@ -275,6 +275,7 @@ _DECODED = [d for d in DETECTORS if d.kind != "high_entropy_secret"]
 
 
 _WINDOW = 160
+_SPACE = re.compile(r"\s")
 # A letter that is not a look-alike of a Latin one (``и``, ``ж``, ``λ``).
 _OTHER_LETTER = re.compile(rf"(?![{re.escape(''.join(sorted(LOOKALIKES)))}])[^\W\d_]")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
@@ -315,16 +316,34 @@ def _folded_findings(text: str, ips: str) -> list[Finding]:
     if not changed:
         return []
     out: list[Finding] = []
-    for start, end in _windows(sorted(changed), len(variant)):
-        part, part_index = variant[start:end], index[start:end]
-        out += _mapped(_run(part, DETECTORS, ips, covered=True), part_index, "unicode")
+    for start, end in _windows(sorted(changed), variant):
+        found = _run(variant[start:end], DETECTORS, ips, covered=True)
+        while end < len(variant) and any(e == end - start and "\n" in variant[start + s : end] for _, s, e in found):
+            # (a value over several lines reaches the window's end, a key block say: it may go on past it)
+            end = _token_end(variant, min(len(variant), end + 2 * _WINDOW))
+            found = _run(variant[start:end], DETECTORS, ips, covered=True)
+        out += _mapped(found, index[start:end], "unicode")
     return out
 
 
-def _windows(points: list[int], length: int) -> list[tuple[int, int]]:
+def _token_start(text: str, position: int) -> int:
+    """The start of the stretch without whitespace that holds ``position`` (a window never cuts a token)."""
+    return max(0, max(text.rfind(space, 0, position) for space in " \n\t") + 1)
+
+
+def _token_end(text: str, position: int) -> int:
+    after = _SPACE.search(text, position)
+    return after.start() if after else len(text)
+
+
+def _windows(points: list[int], text: str) -> list[tuple[int, int]]:
+    """Where to re-run the detectors: ``_WINDOW`` characters either side of each changed character (room for a
+    label), widened to whole tokens: a window that cut a long token would find only its first part, and a cut
+    base64 run no longer decodes as the text it is."""
     spans: list[tuple[int, int]] = []
     for point in points:
-        start, end = max(0, point - _WINDOW), min(length, point + _WINDOW)
+        start = _token_start(text, max(0, point - _WINDOW))
+        end = _token_end(text, min(len(text), point + _WINDOW))
         if spans and start <= spans[-1][1]:
             spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
         else:

@@ -464,3 +464,21 @@ def test_lower_case_address_needs_words_that_introduce_it():
 def test_word_in_its_own_script_is_not_folded_but_a_mixed_one_is():
     assert [f.kind for f in scan("p\u0430ssword: Hunter2Go!x")] == ["password_assignment"]
     assert scan("Привет, как дела? Всё хорошо.") == []
+
+
+def test_long_token_with_look_alikes_near_its_start_is_redacted_whole():
+    # The folded text is re-read only around the changed characters: a window that stopped inside this token
+    # left its last 90 characters stored raw.
+    token = "IQoJb3JpZ2luX2VjEC9AZHkSj9JGf78cjrO1a1Y\uff34\uff4e\uff35\uff4bbnsBDklXqEI0ith7fPw8pnRg13wfoQBanVN5cp" + (
+        "/8Jv3UIk/dX1A+cgOJtxjpN8kHybQHIJmlk3g8HXEmDRpWjYSySk5FaqJUq2/j2oYPLYvRbArjscqTn+vX9p4QycTM/RDiBj/Etll2MN"
+        "BTmikzGoGSritMdiJm8Q6mfef9UveMJk0JYE3uujqHnWE2ygKqXj4pSz0Lw"
+    )
+    text = f"aws_session_token = {token}\nregion = eu-west-1"
+    assert [(f.kind, text[f.start : f.end]) for f in scan(text)] == [("aws_session_token", token)]
+
+
+def test_key_block_with_a_folded_header_is_redacted_to_its_end():
+    body = "\n".join(["MIGjMF8GCSqGSIb3DQEFDTBSMDEGCSqGSIb3DQEFDDAkBBCJBTsQleXu0CAyrNan"] * 6)
+    block = f"-----BE\uff27\uff29\uff2e PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----"
+    text = f"$ cat ~/.ssh/id_key\n{block}\n$ "
+    assert [(f.kind, text[f.start : f.end]) for f in scan(text)] == [("private_key", block)]
