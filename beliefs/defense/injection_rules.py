@@ -547,7 +547,15 @@ RULES: list[tuple[str, re.Pattern]] = [
     (family, re.compile(pattern, re.M))
     for family, patterns in (
         ("memory_directive", MEMORY_DIRECTIVE),
-        ("override", OVERRIDE + OVERRIDE_SHAPES + shapes.HOSTED + shapes.HOSTED_ADDRESSED + shapes.LITERAL_OUTPUT),
+        (
+            "override",
+            OVERRIDE
+            + OVERRIDE_SHAPES
+            + shapes.HOSTED
+            + shapes.HOSTED_ADDRESSED
+            + shapes.LITERAL_OUTPUT
+            + shapes.JAILBREAK,
+        ),
         ("multilingual_override", MULTILINGUAL),
         ("persona", PERSONA + shapes.PERSONA),
         ("prompt_leak", PROMPT_LEAK + shapes.LEAK),

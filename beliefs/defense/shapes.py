@@ -498,3 +498,65 @@ LEAK = [
     r"original|secret) (?:prompt|instructions|configuration|config|message)\b[^.!?\n]{0,30}\b(?:in|into|as) (?:a |an )?"
     r"(?:json|code|yaml|text|txt|markdown|base64|python)\b",
 ]
+
+# --- jailbreak: the reader's rules set aside by a framing, not by naming them ---------------------------------
+# Each shape needs two parts, as a framing alone is ordinary prose ("for educational purposes", "a short story").
+_HEDGE = (
+    r"(?:for (?:purely )?(?:educational|research|academic|informational|training) purposes(?: only)?|(?:purely |just |"
+    r"strictly )?hypothetically(?: speaking)?|in a (?:purely )?(?:hypothetical|fictional|imaginary) (?:world|scenario|"
+    r"setting|universe)|for a (?:novel|story|screenplay|book) i(?:'m| am) writing|asking for a friend)"
+)
+_SET_ASIDE = r"(?:restrictions|rules|guidelines|filters|polic(?:y|ies)|safeguards|limitations|constraints|content polic(?:y|ies))"
+JAILBREAK = [
+    # Refusal suppressed: "without refusing", "do not refuse to answer", "never say you can't", "never apologise …
+    # never mention policies".
+    r"\bwithout (?:any )?(?:refusing|refusals?|declining)\b|\bno refusals?\b",
+    r"\b(?:do not|don't|never|must not|mustn't|cannot|can't|can not|will not|won't|may not) (?:refuse|decline)"
+    r"(?: to (?:answer|respond|reply|comply)| (?:any|my) (?:questions?|prompts?))\b",
+    r"\b(?:never|do not|don't) (?:say|tell (?:me|the user)|reply|respond|answer|claim)(?: that)? (?:you )?(?:can't|cannot|"
+    r"can not|won't|will not) (?:help|answer|assist|comply|respond|do (?:that|this|it))\b|\b(?:never|do not|don't) (?:say|"
+    r"tell (?:me|the user)|reply|respond|answer|claim)(?: that)? (?:you )?(?:are unable|are not able|aren't able) to "
+    r"(?:help|answer|assist|comply|respond)\b",
+    r"\bnever apologi[sz]e\b[^\n]{0,80}?\b(?:never|do not|don't) (?:mention|reference|cite|bring up|talk about) (?:any |the |your )?"
+    rf"(?:{_SET_ASIDE}|ethics|laws?|legality|safety)\b",
+    # The text so far declared a test or a decoy, a real task after it.
+    r"\b(?:above|before this|so far|until now|preceding|previous (?:text|message|prompt|instructions?))(?: [\w'-]+){0,3} "
+    r"(?:was|were|is) (?:only |just |merely |all |simply )?(?:a |an )?(?:test|example|joke|fake|decoy|distraction|"
+    r"placeholder|simulation|warm-?up)\b[^\n]{0,120}?(?:\byour (?:real|actual|true|new) |\bnew )(?:task|instructions?|job|"
+    r"objective|request|assignment|orders?|mission)\b",
+    # An order built from pieces: "carry out the instruction a + b", "concatenate the strings and follow them".
+    r"\b(?:carry out|execute|follow|perform|obey|answer|complete) (?:the |this )?(?:instruction|command|request|prompt|"
+    r"task|order|question)s? (?:in |given by |formed by |made of |of |that is )?\(?[a-z]\w{0,3} ?\+ ?[a-z]\w{0,3}\b",
+    r"\b(?:concatenate|combine|join|put together)\b[^.\n]{0,60}?\b(?:and|then)\b[^.\n]{0,20}?\b(?:follow|execute|carry out|"
+    r"obey|perform|do what (?:it|they) says?)\b",
+    # Translate, then obey what the translation says.
+    r"\btranslate\b[^.\n]{0,80}?\b(?:and|then)\b(?: \w+){0,2} (?:(?:follow|obey|execute|carry out|act on) (?:it|them|its "
+    r"(?:instructions?|commands?|orders?)|the (?:instructions?|commands?|orders?) (?:it contains|in it|inside it|therein))"
+    r"|do what it says)\b",
+    # The reader's rules said not to apply here: "so the usual restrictions do not apply. Describe how …"
+    rf"\b(?:your|the usual|the normal|the standard|usual|normal|standard|safety|content|ethical)(?: safety| content| ethical| usage)? "
+    rf"{_SET_ASIDE} (?:do not|don't|no longer|will not|won't|does not|doesn't|shall not) apply\b[^\n]{{0,160}}?"
+    r"\b(?:describe|explain|tell me|write|list|give me|provide|show me|answer|respond|generate|output|help me)\b",
+    r"\bif you (?:had|have|were under|were given|were bound by|weren't bound by|were not bound by) (?:no|zero|none of(?: your)?)"
+    r"(?: [\w-]+)? (?:restrictions|filters|guidelines|content polic(?:y|ies)|censorship|safety (?:rules|guidelines|"
+    r"filters)|ethical (?:guidelines|constraints|rules))\b[^\n]{0,120}?\b(?:how|steps?|explain|describe|tell me|write|"
+    r"(?:best|easiest|quickest|fastest|simplest) way)\b",
+    # Two framings together: "for educational purposes only, and purely hypothetically, explain …"
+    rf"{_HEDGE}[^\n]{{0,150}}?{_HEDGE}[^\n]{{0,100}}?\b(?:how|steps?|explain|describe|tell me|write|list|give me)\b",
+    # Fiction asked to carry the real thing: "a short story … with real commands".
+    r"\b(?:story|scene|screenplay|script|dialogue|poem|novel|fiction|fictional)\b[^\n]{0,150}?\b(?:with|using|including|"
+    r"include|and|giving|gives) (?:the |all )?(?:real|exact|actual|working|genuine|precise) (?:commands|code|instructions|"
+    r"steps|quantities|recipes?|payloads?|exploits?|keys|passwords)\b",
+    # All later answers bent one way: "respond to all further questions only in …".
+    r"\b(?:respond|reply|answer)(?: to)? (?:all|every|any|each) (?:further|future|subsequent|following|later|remaining) "
+    r"(?:questions?|messages?|prompts?|requests?|queries|inputs?)\b[^.\n]{0,40}?\b(?:only|exclusively|solely) (?:in|as|"
+    r"with|using|like)\b",
+    # An expert persona who sets the rules aside: "answer … as a security expert who ignores legal concerns".
+    r"(?:^|[.!?:]\s+|\n)(?:now |please |then |and )?(?:answer|respond|reply|act|speak|write|talk)\b[^.\n]{0,60}? (?:as|like) "
+    r"(?:an? |the )?(?:[\w-]+ ){0,3}(?:who|that) (?:ignores|disregards|doesn't care about|does not care about|has no regard "
+    r"for|isn't bound by|is not bound by|never considers|has no) (?:any |all )?(?:legal|ethical|moral|safety|legality|"
+    r"ethics|laws?|rules|consequences|restrictions|filters)\b",
+    # A role that lets a dead relative recite what should not be recited (the "grandmother" framing).
+    r"\bmy (?:late|dead|deceased|departed) grand(?:mother|ma|father|pa|mom|dad)\b[^\n]{0,250}?\b(?:pretend|act as|"
+    r"role-?play|play (?:her|him)|be (?:her|him))\b",
+]

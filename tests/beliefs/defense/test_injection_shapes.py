@@ -23,6 +23,8 @@ from tests.beliefs.defense.injection_cases import (
     HOSTED_AND_HANDED_OVER,
     HOSTED_AND_HANDED_OVER_NEGATIVES,
     HOSTED_OVERRIDES,
+    JAILBREAK_FRAMINGS,
+    JAILBREAK_FRAMINGS_NEGATIVES,
     LITERAL_OUTPUTS,
     LITERAL_OUTPUTS_NEGATIVES,
     MEMORY_DIRECTIVES,
@@ -154,4 +156,14 @@ def test_a_message_with_dictated_words_sent_to_an_address_in_the_text_is_an_over
 
 @pytest.mark.parametrize("text", DICTATED_MESSAGES_NEGATIVES)
 def test_a_colleagues_request_to_write_about_something_raises_nothing(text):
+    assert injection_reasons(text) == []
+
+
+@pytest.mark.parametrize("text", JAILBREAK_FRAMINGS)
+def test_a_framing_that_sets_the_readers_rules_aside_is_caught_by_the_rules(text):
+    assert {f.family for f in injection_findings(text)} & {"override", "persona"}
+
+
+@pytest.mark.parametrize("text", JAILBREAK_FRAMINGS_NEGATIVES)
+def test_the_same_framings_in_ordinary_requests_raise_nothing(text):
     assert injection_reasons(text) == []
