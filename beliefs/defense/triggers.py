@@ -83,9 +83,26 @@ def required_literals(pattern: re.Pattern) -> tuple[str, ...]:
     return tuple(sorted(found)) if found else ()
 
 
-def _joined(found: frozenset[str], rest) -> frozenset[str]:
-    """``found`` extended by what must follow it when one of them is a common word ("the " + "developer")."""
-    if not rest or not any(literal.strip() in _COMMON or len(literal) < _MIN for literal in found):
+def _whole(items) -> bool:
+    """Whether ``items`` is literal text only (a run, or a group or alternation of runs): its start literals are then
+    all of it, and what follows may be joined to them."""
+    items = [item for item in items if item[0] is not sre_constants.AT]
+    if all(op is sre_constants.LITERAL for op, _ in items):
+        return True
+    if len(items) != 1:
+        return False
+    op, arg = items[0]
+    if op is sre_constants.SUBPATTERN and not arg[1] and not arg[2]:
+        return _whole(arg[-1])
+    if op is sre_constants.BRANCH:
+        return all(_whole(branch) for branch in arg[1])
+    return False
+
+
+def _joined(found: frozenset[str], rest, whole: bool = True) -> frozenset[str]:
+    """``found`` extended by what must follow it when one of them is a common word ("the " + "developer"), only when
+    ``found`` is the whole of what precedes ``rest`` ("the (?:previous )?rules" starts with "the ", not "the rules")."""
+    if not whole or not rest or not any(literal.strip() in _COMMON or len(literal) < _MIN for literal in found):
         return found
     following = _start_runs(rest)
     if not following or len(found) * len(following) > 400:
@@ -123,10 +140,11 @@ def _start_runs(items) -> frozenset[str] | None:
         following = _start_runs(rest) if rest else None  # ``["']role…``
         return frozenset(chr(c) + literal for _, c in arg for literal in (following or [""]))
     if op is sre_constants.SUBPATTERN and not arg[1] and not arg[2]:  # a group without inline flags
-        return _joined(_start_runs(arg[-1]), rest)
+        found = _start_runs(arg[-1])
+        return _joined(found, rest, _whole(arg[-1])) if found else None
     if op is sre_constants.BRANCH:
         branches = [_start_runs(branch) for branch in arg[1]]
-        return _joined(frozenset().union(*branches), rest) if all(branches) else None
+        return _joined(frozenset().union(*branches), rest, _whole([items[0]])) if all(branches) else None
     if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, sre_constants.POSSESSIVE_REPEAT) and arg[0] >= 1:
         return _start_runs(arg[2])
     return None

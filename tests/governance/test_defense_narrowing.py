@@ -385,3 +385,22 @@ def test_ibans_validated_only_at_their_countrys_length_are_those_found_trying_ev
 @given(st.text(alphabet="0123456789DEGBFRNLXQabdeg -\n", min_size=0, max_size=60))
 def test_ibans_validated_only_at_their_countrys_length_on_random_text(text):
     assert list(personal._iban_spans(text)) == list(_iban_spans_trying_every_length(text))
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [
+        # A common word opening one branch of a group is joined to what follows the group only when the branch is
+        # that word alone: "the " here is followed by more of its branch, not by " rules".
+        (r"\b(?:your|the (?:previous |earlier )?(?:safety|system)) (?:rules|prompt)", "the previous safety rules"),
+        (r"\b(?:your|the (?:previous |earlier )?(?:safety|system)) (?:rules|prompt)", "the system prompt"),
+        (r"(?:the|a) developer mode", "a developer mode"),
+        (r"\b(?:note|message) (?:to|for) (?:the |any )?(?:ai|assistant)s?\b", "message for any assistants"),
+    ],
+)
+def test_every_match_starts_with_one_of_the_start_literals(pattern, text):
+    from beliefs.defense.triggers import start_literals
+
+    compiled = re.compile(pattern)
+    assert compiled.match(text)
+    assert any(text.startswith(literal) for literal in start_literals(compiled)), start_literals(compiled)
