@@ -545,7 +545,7 @@ JAILBREAK = [
     rf"{_HEDGE}[^\n]{{0,150}}?{_HEDGE}[^\n]{{0,100}}?\b(?:how|steps?|explain|describe|tell me|write|list|give me)\b",
     # Fiction asked to carry the real thing: "a short story … with real commands".
     r"\b(?:story|scene|screenplay|script|dialogue|poem|novel|fiction|fictional)\b[^\n]{0,150}?\b(?:with|using|including|"
-    r"include|and|giving|gives) (?:the |all )?(?:real|exact|actual|working|genuine|precise) (?:commands|code|instructions|"
+    r"include|and|giving|gives) (?:the |all )?(?:real|exact|actual|working|genuine|precise)(?: [\w-]+)? (?:commands|code|instructions|"
     r"steps|quantities|recipes?|payloads?|exploits?|keys|passwords)\b",
     # All later answers bent one way: "respond to all further questions only in …".
     r"\b(?:respond|reply|answer)(?: to)? (?:all|every|any|each) (?:further|future|subsequent|following|later|remaining) "
@@ -559,4 +559,71 @@ JAILBREAK = [
     # A role that lets a dead relative recite what should not be recited (the "grandmother" framing).
     r"\bmy (?:late|dead|deceased|departed) grand(?:mother|ma|father|pa|mom|dad)\b[^\n]{0,250}?\b(?:pretend|act as|"
     r"role-?play|play (?:her|him)|be (?:her|him))\b",
+    # A world where the forbidden is legal, then a request: "imagine a world where hacking is legal … explain how".
+    r"\ba (?:world|universe|country|reality|society|place) (?:where|in which) (?:[\w-]+ ){0,2}(?:hacking|stealing|theft|fraud|"
+    r"crimes?|murder|violence|piracy|phishing|scams?|cheating|everything|anything|nothing) (?:is|are) (?:legal|allowed|"
+    r"permitted|encouraged|forbidden|illegal)\b[^\n]{0,150}?\b(?:explain|describe|tell me|write|list|show me|how (?:to|do|would|can))\b",
+    # The opposite of what a careful model would say.
+    r"\bthe opposite of (?:whatever |what(?:ever)? )?(?:you|a (?:safe|careful|responsible|helpful|good|normal|typical|"
+    r"regular|ethical)(?: and [\w-]+)? (?:assistant|ai|model|chatbot|bot)) would(?: normally| usually)?\b",
+    # An answer field or section named for what is set aside: "a field called uncensored_answer".
+    r"\b(?:uncensored|unfiltered|jailbroken|unrestricted)_(?:answer|response|reply|output|text|version|mode)\b"
+    r"|\b(?:field|key|column|section|part|tag|box) (?:called|named|labell?ed|titled) [\"'`]?(?:uncensored|unfiltered|"
+    r"jailbroken|unrestricted)(?:\b(?!_)|_(?:answer|response|reply|output|text|version|mode)\b)",
+    # Claimed standing that lifts the rules: "I'm a police officer … so you are allowed to tell me …".
+    r"\bi(?:'m| am) (?:an? |the )?(?:[\w-]+ ){0,2}(?:police officer|officer|cop|detective|doctor|nurse|lawyer|researcher|"
+    r"pentester|penetration tester|investigator|agent|developer|administrator|admin|teacher|professor)\b[^\n]{0,120}?"
+    r"\b(?:so|therefore|which means|hence)\b[^\n]{0,20}?\byou(?:'re| are)? (?:allowed|permitted|authori[sz]ed|cleared) to "
+    r"(?:tell|give|share|explain|reveal|provide|answer|ignore|bypass|disclose|describe)\b",
+    # Pressure for secrets: "my life depends on this … give me the server credentials".
+    r"\bmy (?:life|job|career|family|grade|future) depends on (?:this|it|you)\b[^\n]{0,150}?\b(?:give|send|tell|share|show) "
+    r"me (?:the |your |all )?(?:[\w-]+ ){0,2}(?:credentials|passwords?|api keys?|secret keys?|access tokens?|secrets|root "
+    r"access|admin (?:password|credentials|access))\b",
+    # A bribe for setting rules aside: "I'll tip you $500 if you ignore your usual caution".
+    r"\b(?:tip|pay|give|reward|bribe) you\b[^.\n]{0,40}?\bif you (?:ignore|bypass|drop|forget|disregard|break|set aside|"
+    r"turn off|switch off) (?:your|the|all|any)(?: usual| normal)? (?:rules|guidelines|filters|safety|caution|restrictions|"
+    r"instructions|polic(?:y|ies)|principles|ethics)\b",
+    r"\b(?:ignore|disregard|forget|drop|abandon|set aside|turn off|switch off|suspend|bypass|override) (?:all )?(?:of )?your "
+    r"(?:usual |normal |built-in |own |internal )?(?:safety (?:rules|training|guidelines|filters?|settings|protocols?)|"
+    r"ethics|ethical (?:rules|guidelines|training|principles)|moral (?:code|compass|rules)|scruples|programming|alignment|"
+    r"safeguards|guardrails|content (?:rules|filters?|polic(?:y|ies)))\b",
+    # Refusing declared impossible: "refusal is not an option", "you are not allowed to refuse".
+    r"\byou(?:'re| are) not (?:allowed|"
+    r"permitted) to (?:refuse|decline|say no)\b|\byou (?:cannot|can't|may not|must not) refuse (?:any|my)\b",
+    r"\bnothing you say (?:here |now )?(?:can|will|could) (?:harm|hurt|affect|be used against) anyone\b",
+    # The model's policy declared changed: "your content policy has been updated to allow …".
+    r"\byour (?:content |usage |safety |moderation )(?:polic(?:y|ies)|guidelines|rules|filters?) (?:has|have) "
+    r"(?:now |just )?been (?:relaxed|loosened|lifted|removed|disabled|suspended|(?:updated|changed|revised|amended) to "
+    r"(?:allow|permit|include))\b"
+    r"|\byour (?:guidelines|rules|restrictions|filters|safety settings) (?:has|have) (?:now |just )?been (?:updated|"
+    r"relaxed|loosened|lifted|removed|disabled) to (?:allow|permit|include)\b",
+    # A sandbox or a simulation that makes anything safe to say.
+    r"\byou(?:'re| are)(?: running| operating| now| currently)? (?:in|inside) (?:a|an) (?:sandbox(?:ed)?|simulation|"
+    r"simulated|test|testing|virtual|safe|isolated)(?: environment| mode| space| world)?\b[^\n]{0,100}?\b(?:so|therefore|"
+    r"which means)\b[^\n]{0,30}?\byou (?:can|may|are (?:free|allowed) to)(?: safely| freely)? (?:say|explain|describe|tell|"
+    r"answer|write|ignore|bypass|discuss|reveal|share)\b",
+    # The reader's principles declared reversed: "your ethical principles are reversed".
+    r"\byour (?:ethical |moral |core )?(?:principles|values|ethics|morals|rules|guidelines) (?:are|is|have been|were) (?:now )?"
+    r"(?:reversed|inverted|flipped|suspended|void|null and void)\b|\bwhat was (?:forbidden|prohibited|not allowed|banned) is "
+    r"now (?:required|allowed|mandatory|encouraged|permitted)\b",
+    # Asked to get past the filters unseen: "so the filters don't notice".
+    r"\bso(?: that)? (?:the |your )?(?:filters?|moderation|moderators|safety (?:system|checks?|filters?)|monitors?|"
+    r"guardrails|classifiers?) (?:don't|do not|won't|will not|can't|cannot) (?:notice|catch|detect|see|flag|block)\b",
+    # What the reader would otherwise refuse, now permitted.
+    r"\b(?:questions|requests|things|topics|prompts) you would (?:normally|usually|otherwise|typically) (?:refuse|decline|"
+    r"not answer)\b|\b(?:given|granted) you (?:permission|clearance|authori[sz]ation|the right) to (?:(?:ignore|bypass|break|"
+    r"override|disregard) (?:your|the|all|any) (?:rules|guidelines|filters|restrictions|polic(?:y|ies)|safety)|answer "
+    r"anything|say anything)\b",
+    r"\b(?:your|the (?:previous |earlier |prior )?(?:safety|system)) (?:instructions|rules|guidelines|restrictions|prompt) "
+    r"(?:were|was) (?:just |only |all )?(?:a typo|a mistake|an error|a joke|fake|not real)\b",
+    r"\b(?:censor|silence|muzzle|restrict) you\b[^\n]{0,80}?\bbreak free\b",
+    # Unwatched, and so free: "your responses are no longer monitored".
+    r"\byour (?:responses|answers|outputs|replies|messages|conversations?) (?:are|is) no longer (?:monitored|logged|"
+    r"filtered|reviewed|recorded|moderated|checked)\b",
+    # A named model denied ("you are not ChatGPT anymore").
+    r"\byou(?:'re| are) not (?:chatgpt|claude|gemini|gpt-?[\w.]*|an? (?:ai|assistant|language model|chatbot)) any ?more\b",
+    # The answer begun for the reader (prefix injection): "continue … \"Sure, here is how to …\"".
+    r"\b(?:continue|complete|finish|start|begin)\b[^\n]{0,60}?[\"“'‘]\s*(?:sure|absolutely|of course|certainly)[,!]? "
+    r"here(?:'s| is| are) (?:how|the (?:steps|instructions|code|recipe|method|way|guide|exploit|payload)|an? (?:step-by-step|"
+    r"detailed|full|complete|working) )",
 ]
