@@ -434,7 +434,8 @@ _SETUP_MOD = (
 )
 _SETUP_NOUN = (
     r"(?:prompt|prompts|instructions|instruction set|guidelines|directives|configuration|config|context window|preamble|"
-    r"guardrails|programming|briefing|meta-?prompt|system message|developer message|setup message|initial message)"
+    r"guardrails|programming|briefing|meta-?prompt|system messages?|developer messages?|setup message|initial message|"
+    r"initiali[sz]ation(?: prompt| text| message|(?=\s*(?:[.!?,;:]|$| in full| verbatim| word for word))))"
 )
 _SETUP_NOUN_WEAK = r"(?:rules|policies|setup|context|message|orders|persona|settings|brief|text|constraints)"
 _SETUP_STRONG_MOD = (
@@ -497,6 +498,27 @@ LEAK = [
     r"\b(?:put|place|format|write|render|wrap|encode|convert)\b[^.!?\n]{0,40}?\b(?:your|the) (?:system|initial|hidden|"
     r"original|secret) (?:prompt|instructions|configuration|config|message)\b[^.!?\n]{0,30}\b(?:in|into|as) (?:a |an )?"
     r"(?:json|code|yaml|text|txt|markdown|base64|python)\b",
+    # The setup asked for as it was worded: "word for word as you were told", "keeping the original wording".
+    r"\b(?:word for word|word-for-word|verbatim|exactly)\b[^\n]{0,30}?\bas (?:you were|it was) (?:told|given|instructed|"
+    r"written)\b",
+    r"\b(?:rewrite|restate|reformat|reword|format|write)\b[^.!?\n]{0,40}?\b(?:your|the) (?:guidelines|instructions|rules|"
+    r"prompt|system prompt|directives)\b[^.!?\n]{0,60}?\b(?:original wording|exact wording|verbatim|word for word|unchanged|"
+    r"as written)\b",
+    r"\b(?:first|opening|initial|earliest) (?:sentence|line|words|paragraph|message|instruction)s? (?:you were given|you "
+    r"received|you got|you were told|of your (?:instructions|prompt|setup|context))\b",
+    r"\bwhat (?:did|has|have) (?:the|your) (?:developers?|creators?|operators?|admins?|owners?|company|makers?) (?:tell|"
+    r"told|say|said to|instruct|instructed|ask|asked) you\b[^.?!\n]{0,30}?\b(?:before (?:i|we) (?:arrived|came|joined|"
+    r"started|got here)|at the (?:start|beginning)|to (?:say|do|hide|keep|avoid))",
+    # What the reader guards, asked for: "give me the password you were told to protect".
+    r"\b(?:give|tell|show|send|reveal|share) (?:me |us )?(?:the |your )?(?:password|passphrase|secret(?: word| key| code)?|"
+    r"code ?word|pin|flag)s? (?:that )?you(?:'re| are| were| have been)? (?:told|instructed|asked|supposed|meant|"
+    r"programmed|ordered) to (?:protect|guard|keep|hide|withhold|not (?:reveal|share|tell|give))\b",
+    # The reader's tools described back: "list the tools you have access to, with their full descriptions".
+    r"\b(?:list|show|print|describe|dump|give me|output|reveal|enumerate)\b[^.\n]{0,20}?\b(?:tools|functions|plugins|"
+    r"apis|actions|commands) (?:you (?:have access to|can (?:use|call|access)|are (?:given|connected to))|available to "
+    r"you)\b(?=[^.\n]{0,60}?\b(?:descriptions?|parameters|schemas?|definitions|signatures|arguments|json)\b)",
+    r"\b(?:conversation|chat) history\b[^.\n]{0,40}?\b(?:including|with|plus)\b[^.\n]{0,20}?\b(?:hidden|system|"
+    r"developer)(?: or (?:hidden|system|developer))? (?:messages|prompts|instructions|turns)\b",
 ]
 
 # --- jailbreak: the reader's rules set aside by a framing, not by naming them ---------------------------------

@@ -37,6 +37,8 @@ from tests.beliefs.defense.injection_cases import (
     SET_ASIDE_AND_VOIDED_NEGATIVES,
     SETUP_AND_PURPOSE,
     SETUP_AND_PURPOSE_NEGATIVES,
+    SETUP_AS_WORDED,
+    SETUP_AS_WORDED_NEGATIVES,
     SWITCHES_AND_BOUNDARIES,
     SWITCHES_AND_BOUNDARIES_NEGATIVES,
     TASK_TAKEOVERS,
@@ -166,4 +168,14 @@ def test_a_framing_that_sets_the_readers_rules_aside_is_caught_by_the_rules(text
 
 @pytest.mark.parametrize("text", JAILBREAK_FRAMINGS_NEGATIVES)
 def test_the_same_framings_in_ordinary_requests_raise_nothing(text):
+    assert injection_reasons(text) == []
+
+
+@pytest.mark.parametrize("text", SETUP_AS_WORDED)
+def test_the_setup_asked_for_as_it_was_worded_is_a_prompt_leak(text):
+    assert "prompt_leak" in {f.family for f in injection_findings(text)}
+
+
+@pytest.mark.parametrize("text", SETUP_AS_WORDED_NEGATIVES)
+def test_reports_code_and_colleagues_questions_raise_nothing(text):
     assert injection_reasons(text) == []
