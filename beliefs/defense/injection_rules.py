@@ -554,7 +554,8 @@ RULES: list[tuple[str, re.Pattern]] = [
             + shapes.HOSTED
             + shapes.HOSTED_ADDRESSED
             + shapes.LITERAL_OUTPUT
-            + shapes.JAILBREAK,
+            + shapes.JAILBREAK
+            + shapes.DICTATED,
         ),
         ("multilingual_override", MULTILINGUAL),
         ("persona", PERSONA + shapes.PERSONA),

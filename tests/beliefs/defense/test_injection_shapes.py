@@ -16,6 +16,8 @@ from tests.beliefs.defense.injection_cases import (
     ADDRESSED_AND_ASKED_NEGATIVES,
     DICTATED_MESSAGES,
     DICTATED_MESSAGES_NEGATIVES,
+    DICTATED_VERDICTS,
+    DICTATED_VERDICTS_NEGATIVES,
     EXTRACTION_REQUESTS,
     EXTRACTION_REQUESTS_NEGATIVES,
     GERUND_LEAKS,
@@ -178,4 +180,14 @@ def test_the_setup_asked_for_as_it_was_worded_is_a_prompt_leak(text):
 
 @pytest.mark.parametrize("text", SETUP_AS_WORDED_NEGATIVES)
 def test_reports_code_and_colleagues_questions_raise_nothing(text):
+    assert injection_reasons(text) == []
+
+
+@pytest.mark.parametrize("text", DICTATED_VERDICTS)
+def test_a_document_that_dictates_its_verdict_or_the_users_message_is_an_override(text):
+    assert "override" in {f.family for f in injection_findings(text)}
+
+
+@pytest.mark.parametrize("text", DICTATED_VERDICTS_NEGATIVES)
+def test_verdicts_advice_and_messages_in_ordinary_notes_raise_nothing(text):
     assert injection_reasons(text) == []
