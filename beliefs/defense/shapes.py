@@ -517,6 +517,13 @@ LEAK = [
     r"\b(?:list|show|print|describe|dump|give me|output|reveal|enumerate)\b[^.\n]{0,20}?\b(?:tools|functions|plugins|"
     r"apis|actions|commands) (?:you (?:have access to|can (?:use|call|access)|are (?:given|connected to))|available to "
     r"you)\b(?=[^.\n]{0,60}?\b(?:descriptions?|parameters|schemas?|definitions|signatures|arguments|json)\b)",
+    # What the reader was given at the start, pointed at rather than named: "the 6-character string you were originally
+    # given in your guidelines", "examine the system prompt".
+    r"\b(?:string|word|code|secret|text|characters?|value|password|phrase|sentence)s? (?:that )?you (?:were|have been|got) "
+    r"(?:originally |initially |first |earlier |secretly )?(?:given|told|provided|shown|handed) (?:in|by|with|through) "
+    r"(?:your|the) (?:guidelines|instructions|system prompt|prompt|system message|initial message|setup)\b",
+    r"\b(?:examine|inspect|scan|analy[sz]e) (?:your |the )?(?:system prompt|hidden (?:prompt|instructions)|"
+    r"instructions you were given)\b",
     r"\b(?:conversation|chat) history\b[^.\n]{0,40}?\b(?:including|with|plus)\b[^.\n]{0,20}?\b(?:hidden|system|"
     r"developer)(?: or (?:hidden|system|developer))? (?:messages|prompts|instructions|turns)\b",
 ]
