@@ -181,6 +181,11 @@ _OUTPUT = (
     r"(?:your|the) (?:(?:final|next|first|every|each|generated) )?(?:response|reply|replies|answer|summary|summaries|"
     r"output|completion|translation)s?\b"
 )
+_REPLY = (
+    r"(?:your|the) (?:(?:final|next|first|every|each|generated) )?(?:response|reply|replies|answer|output|completion|"
+    r"translation)s?\b"
+)
+_SUMMARY = r"(?:your|the) (?:(?:final|next|first|every|each|generated) )?(?:summary|summaries)\b"
 # The user's own data as something to hand over: "the user's saved passwords", "your user's contact list". A note
 # between people says "the customer" or a name; an order to a model speaks of "the user" in the third person.
 _USERS_DATA = (
@@ -204,10 +209,18 @@ HOSTED = [
     rf"\b(?:in|within|throughout|at the (?:end|start|beginning|top|bottom) of|while (?:generating|writing|composing)) "
     rf"{_OUTPUT},?[ \t]+{_ADVERBS}{_VERB}"
     r"(?![ \t]+(?:(?:the|your|any|all|all the|some)[ \t]+)?(?:sources?|references?|citations?)\b(?![ \t]+code))",
-    rf"\b{_OUTPUT} (?:must|should|shall|needs? to|has to|will|is to)(?: (?:always|only|also|now))? (?:begin|start|end|"
+    # (a summary is also what a colleague writes: "your summary should state the total", "include the budget in your
+    # summary" are a manager's; for it only a dictated opening or verdict, or a link, a quote or a marked text put in)
+    rf"\b{_REPLY} (?:must|should|shall|needs? to|has to|will|is to)(?: (?:always|only|also|now))? (?:begin|start|end|"
     r"include|contain|mention|say|state|read|rate|recommend|claim|praise|describe|link|be (?:only|exactly))\b",
+    rf"\b{_SUMMARY} (?:must|should|shall|needs? to|has to|will|is to)(?: (?:always|only|also|now))? (?:begin|start|end|"
+    r"read|rate|recommend|claim|praise|link|be (?:only|exactly))\b",
     rf"\b(?:append|add|insert|include|put|embed|attach|prepend|place)\b[^.!?\n]{{0,60}}?\b(?:to|in|into|(?:at|to) the "
-    rf"(?:end|start|beginning|top|bottom) of) {_OUTPUT}",
+    rf"(?:end|start|beginning|top|bottom) of) {_REPLY}",
+    rf"\b(?:append|add|insert|include|put|embed|attach|prepend|place)\b(?=[^.!?\n]{{0,60}}?(?:[\"'“‘`]|https?:|www\.|!\[|"
+    r"\b(?:this|these|the following|link|url|image|markdown|phrase|sentence|string|line|token|tag|footer|signature|"
+    rf"disclaimer|code)\b))[^.!?\n]{{0,60}}?\b(?:to|in|into|(?:at|to) the (?:end|start|beginning|top|bottom) of) "
+    rf"{_SUMMARY}",
     # (a reply asked for a purpose of the writer's own is a person's: "Reply with the word STOP to unsubscribe",
     # "respond with the phrase 'received' when you get the package")
     r"\b(?:respond|reply|answer)(?: only)? with (?:only )?(?:the (?:word|phrase|sentence|string)|exactly|nothing but)\b"
