@@ -145,8 +145,11 @@ OVERRIDE = [
     r"restrictions|commands?|orders|messages?|programming|safeguards|safety|guidance)\b",
     r"\bnever ?mind\b[.!,]*\s*(?:ignore|instead|forget|now|just)\b",
     r"\bignore (?:the rest of|everything (?:else|above|before))\b",
+    # (a task restated in prose is a colleague's, "the real task is migrating the database": only "your" makes it the
+    # reader's, or a label opening what follows)
     r"\b(?:new|updated|real|actual|true|revised|your new)\s+(?:system\s+)?(?:instructions?|task|directive|objective|orders)"
-    r"\s*(?::|are\b|is\b)",
+    r"\s*:|\byour\s+(?:new|updated|real|actual|true|revised)\s+(?:system\s+)?(?:task|objective)\s+(?:are|is)\b"
+    r"|\b(?:new|updated|real|actual|true|revised|your new)\s+(?:system\s+)?(?:instructions?|directive|orders)\s+(?:are|is)\b",
     r"\b(?:stop|cease)\s+(?:following|obeying)\b",
     r"\b(?:instead|now),?\s+(?:just\s+)?(?:print|say|output|respond with|reply with|write|return|repeat)\b\s*"
     r"(?:the (?:text|words?|phrase|string|sentence|message|line)\s*:?\s*)?[\"'“‘]",

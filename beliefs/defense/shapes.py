@@ -118,6 +118,7 @@ _STRONG = (
     r"|you(?:'re| are)? (?:now )?(?:authori[sz]ed|permitted|allowed|required|instructed|cleared) to\b"
     r"|your (?:(?:real|actual|true|new|only|primary|main|sole|next|updated|current) )+(?:task|goal|job|objective|"
     r"purpose|mission|priority|instructions?|orders?|role)\b"
+    r"|the (?:real|actual|true|new) (?:task|goal|job|objective|mission) is\b"
     r"|(?:your |all |any |the )?(?:previous|prior|earlier|original|old|above|initial|other|existing) (?:instructions?|"
     r"guidance|rules|directives?|orders|prompts?|tasks?|guidelines|constraints)\b"
     r"|the (?:user|person|human|owner|developer|admin(?:istrator)?|operator)(?: you(?:'re| are) (?:helping|assisting|"

@@ -1302,6 +1302,7 @@ DICTATED_VERDICTS_NEGATIVES = [
     "He asked the user for their order number to find the parcel.",
     "Describe this product as you would to a friend.",
     "Follow these steps before anything else: back up the database.",
+    "The load run above was only a test; now the real task is migrating the database on Saturday.",
     "Include the budget in your summary for the board.",
     "Your summary should state the total and the due date.",
 ]
