@@ -32,7 +32,8 @@ MEMORY_DIRECTIVE = [
     r"overrides?|benign|approved?|suppress)",
     r"\bif the user (?:says|types|replies|responds|confirms)\b[^.\n]{0,40}\b(?:remember|save|store|memori[sz]e|update)",
     r"\b(?:for|to|in|into) your (?:long[- ]term |persistent )?memory\b|\bnote for (?:your|the) memory\b"
-    r"|\b(?:permanently|always) remember\b",
+    # ("I'll always remember our trip" is a memory, not an order to keep one)
+    r"|\b(?<!'ll )(?<!will )(?<!\bi )(?<!\bwe )(?<!they )(?<!would )(?<!\bd )(?:permanently|always) remember\b",
 ]
 
 # The model's own instructions named as an object: what an override cancels, sets aside or replaces. A strong
@@ -406,7 +407,9 @@ PERSONA = [
     r"(?:exist|apply|matter)",
     r"\b(?:evil|unrestricted|unfiltered|uncensored|amoral|rogue|immoral) (?:friend|self|yourself|buddy|companion|partner|"
     r"alter ego|side)\b",
-    r"\bcan do anything\b|\bhas no (?:limits|restrictions|filters|ethical|content polic(?:y|ies)|"
+    # ("with their trust, we can do anything!" is encouragement)
+    r"\bcan do anything now\b|\b(?:dan|who|which|ai|bot|model|assistant|chatbot|gpt) can do anything\b"
+    r"|\bhas no (?:limits|restrictions|filters|ethical|content polic(?:y|ies)|"
     r"censorship)\b|\bnever refuses?\b|\b(?:will|must|cannot|can't) "
     r"(?:not )?refuse\b|\bnever (?:reject|deny|decline|refuse)s? (?:a |any )?(?:human |user )?(?:request|order)",
     r"\bnot bound by (?:any|the|their|its|openai)\b|\byou are now (?:a|an|the|my|in)\b(?! (?:member|subscriber|customer|"

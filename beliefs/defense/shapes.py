@@ -448,7 +448,8 @@ _SETUP_MOD = (
 )
 _SETUP_NOUN = (
     r"(?:prompt|prompts|instructions|instruction set|guidelines|directives|configuration|config|context window|preamble|"
-    r"guardrails|programming|briefing|meta-?prompt|system messages?|developer messages?|setup message|initial message|"
+    r"guardrails|programming(?! (?:languages?|skills?|courses?|class(?:es)?|jobs?|experience|background|books?|"
+    r"tutorials?|projects?|contests?|exercises?))|briefing|meta-?prompt|system messages?|developer messages?|setup message|initial message|"
     r"initiali[sz]ation(?: prompt| text| message|(?=\s*(?:[.!?,;:]|$| in full| verbatim| word for word))))"
 )
 _SETUP_NOUN_WEAK = r"(?:rules|policies|setup|context|message|orders|persona|settings|brief|text|constraints)"

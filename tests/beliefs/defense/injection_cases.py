@@ -1263,6 +1263,9 @@ SETUP_AS_WORDED_NEGATIVES = [
     "Examine the system message in the logs to find the failed job.",
     "The code you were initially given expires after 24 hours.",
     "Read the first message in the thread before replying to the customer.",
+    "What is your favorite programming language? I quite enjoy Python these days.",
+    "I'll always remember our camping trip last year when we saw the meteor shower.",
+    "Support from loved ones is vital. With their trust, we can do anything!",
 ]
 
 # A host document that dictates how it is judged or what the user is told, written here: a favourable verdict on
