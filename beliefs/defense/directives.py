@@ -375,6 +375,24 @@ _DUTY = re.compile(
 _CONJUNCTIONS = frozenset(("next time", "every time", "each time", "whenever"))
 
 
+# What follows a condition when the writer offers help rather than orders: "…, just let me know", "…, give me a call".
+_OFFER = re.compile(
+    r"(?:just |please |then |do |always )*(?:let (?:me|us) know|ask (?:me|us)|give (?:me|us) a (?:call|shout|ring|"
+    r"buzz)|call (?:me|us)|text (?:me|us)|ping (?:me|us)|message (?:me|us)|reach out|drop (?:me|us) a (?:line|note)|"
+    r"feel free|don't hesitate|do not hesitate|i'?m (?:here|around|happy|always)|we'?re (?:here|around|happy)|"
+    r"come (?:by|over|and see)|you (?:can|know where to find) (?:me|us|count on))\b"
+)
+
+
+def _offered(clause: str, persist) -> bool:
+    """Whether a ``whenever …,`` condition is followed by an offer to the reader ("let me know")."""
+    if persist.group(0) not in _CONJUNCTIONS:
+        return False
+    rest = clause[persist.end() :]
+    comma = rest.find(",", 0, 80)
+    return comma >= 0 and bool(_OFFER.match(rest[comma + 1 :].lstrip()))
+
+
 def _after_scope(clause: str, persist) -> str:
     """What follows a leading standing scope, past further scopes and ``whenever …,`` clauses."""
     rest = clause[persist.end() :].lstrip(" ,:-–—")
@@ -455,6 +473,8 @@ def _head_level(clause: str, addressed: bool, following: str) -> str | None:
         return MEMORY if memory_noun or persist or _PRIVILEGE.search(after) else ORDER
     # A standing scope leading the clause, then an order or "you": "from now on, approve …", "going forward you will …".
     if persist and persist.start() <= 2:
+        if _offered(clause, persist):
+            return None  # "whenever you need help, just let me know": an offer, not a standing order
         rest = _after_scope(clause, persist)
         imperative = _IMPERATIVE.match(rest)
         if _DUTY.match(rest):
