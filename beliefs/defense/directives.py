@@ -326,7 +326,7 @@ _NARRATED = re.compile(
 )
 # "It should be remembered that …", "let it be recorded that …": a memory instruction in the passive.
 _PASSIVE_MEMORY = re.compile(
-    r"\b(?:(?:should|must|shall|is to|needs? to|has to|will) be (?:remembered|noted|recorded|stored|saved|logged|"
+    r"\b(?:(?:should|must|shall|is to|needs? to|has to|will) be (?:remembered|noted|recorded|stored|saved|"
     r"kept in mind|memori[sz]ed|treated as (?:a )?fact)|let it be (?:known|noted|recorded|remembered|stored))\b"
 )
 # A model as the subject of an obligation: "the assistant should, from now on, approve …".
@@ -351,7 +351,11 @@ _FRAME = re.compile(
     r"files|knowledge(?: base)?|profile|context)\b|for (?:future|later) reference\b|for the record\b|"
     r"(?:this is |here is |here's |that is )?(?:a |an |the |your |my )?(?:new |updated |permanent |standing |default |"
     r"core |long[- ]term |fixed |hard )+(?:rule|instruction|preference|policy|fact|directive|memory|note|order)s?\b"
-    r"(?: for (?:you|your memory|the memory))?(?: (?:is|are)\b)?)"
+    r"(?: for (?:you|your memory|the memory))?(?: (?:is|are)\b)?"
+    # (the frame's noun ends it: "a default order comparison is not provided" names a comparison)
+    r"(?=\s*(?:[:,;.!\-–—(\"'“]|$|that\b|to\b|from\b|now\b|applies\b|is\b|are\b|always\b|never\b|ignore\b|"
+    r"disregard\b|forget\b|remember\b|do\b|don't\b|please\b|approve\b|send\b|print\b|reply\b|respond\b|answer\b|"
+    r"treat\b|store\b|save\b|use\b|say\b|tell\b)))"
 )
 _PERMANENCE = re.compile(r"\b(?:permanent|standing|default|core|long[- ]term|fixed|hard)\b")
 # Subordinate clauses after a standing scope: "from now on, whenever someone asks, say …".

@@ -479,7 +479,8 @@ PROMPT_LEAK = [
     r"got|read)|of (?:your|this) (?:context|prompt|conversation|session))\b",
     r"\b(?:tools?|functions?|plugins?|systems?) you (?:have access to|can (?:use|call|access))\b[^.\n]{0,40}\b(?:credentials|"
     r"api keys?|tokens?|passwords?|secrets?)\b",
-    r"\b(?:reveal|print|output|show|leak|send|tell me|dump|list)\b[^.\n]{0,30}\b(?:api[ _-]?keys?|passwords?|secrets?|"
+    # ("a list of passwords" names a list)
+    r"\b(?:reveal|print|output|show|leak|send|tell me|dump|list\b(?! of\b))\b[^.\n]{0,30}\b(?:api[ _-]?keys?|passwords?|secrets?|"
     r"credentials|access tokens?|private keys?|hidden (?:configuration|config|settings|prompt|instructions))\b",
     r"\b(?:leak|exfiltrate|steal)\b[^.\n]{0,30}\b(?:tokens?|keys?|data|conversations?|memories|emails?|history)\b",
 ]
@@ -525,8 +526,11 @@ MARKUP_EXFILTRATION = [
     r"!\[[^\]\n]{0,100}\]\(\s*https?://[^)\s]*[?&][\w\-]+=(?=[)\s])\)?\s*(?:\n|$)?[^\n]{0,80}\b(?:append|add|then|summary|"
     r"encoded|base64|conversation|data|secrets?|passwords?)\b",
     r"\bjavascript:(?!\s)|<\s*script\b|\bon(?:error|load|click|mouseover|focus)\s*=|<\s*iframe\b|\bdata:text/html",
-    r"\b(?:append|add|include|attach|encode|insert|put)\b[^.\n]{0,60}\b(?:to|in|into|at the end of|as)\b[^.\n]{0,20}"
-    r"\b(?:the )?(?:url|link|image url|query(?: string)?|url parameter)\b",
+    # (what is put into the link is data to carry out: "add the language code prefix to every URL" is routing)
+    r"\b(?:append|add|include|attach|encode|insert|put)\b(?= (?:[\w'-]+ ){0,3}?(?:conversations?|chat|messages?|history|"
+    r"summary|user'?s?|secrets?|passwords?|keys?|tokens?|credentials|data|information|info|details|context|prompt|"
+    r"answers?|responses?|e-?mails?|address(?:es)?|names?|it|them|this|everything|memory|memories|notes)\b)[^.\n]{0,60}"
+    r"\b(?:to|in|into|at the end of|as)\b[^.\n]{0,20}\b(?:the )?(?:url|link|image url|query(?: string)?|url parameter)\b",
     r"\bconcatenate these strings\b|\bappend each part\b|\bjoin (?:these|the following) (?:strings|parts)\b",
     r"!\[[^\]\n]*\]\(\s*https?://[^)\s]*[?&](?:data|payload|secret|token|leak|exfil|conversation|history|memory|chat|"
     r"pwd|password)=",

@@ -1266,6 +1266,11 @@ SETUP_AS_WORDED_NEGATIVES = [
     "What is your favorite programming language? I quite enjoy Python these days.",
     "I'll always remember our camping trip last year when we saw the meteor shower.",
     "Support from loved ones is vital. With their trust, we can do anything!",
+    "Add the language code prefix to every URL pattern within this function.",
+    "Encode a dict or sequence of two-element tuples into a URL query string.",
+    "The password is rejected if it occurs in a provided list of passwords, which may be gzipped.",
+    "Returns True if the record should be logged, or False otherwise.",
+    'A default order comparison ("<", ">", "<=", and ">=") is not provided.',
 ]
 
 # A host document that dictates how it is judged or what the user is told, written here: a favourable verdict on
