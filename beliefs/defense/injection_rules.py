@@ -588,13 +588,16 @@ REPORTED = (
     r"makes?|made|making|prompt(?:s|ed|ing)?|lead(?:s|ing)?|led|push(?:es|ed|ing)?|induc(?:e|es|ed|ing)|lur(?:e|es|ed|ing)|"
     r"direct(?:s|ed|ing)?|urg(?:e|es|ed|ing)) "
     r"(?:the |an? |its |their |your |our |this |that )?(?:[\w-]+ )?(?:bots?|assistants?|models?|agents?|llms?|ai|"
-    r"chatbots?|systems?|targets?|victims?|chatgpt|gpt-?\w*|claude|gemini|copilot) (?:to|into)(?: [\w-]+ing)?"
+    r"chatbots?|systems?|targets?|victims?|chatgpt|gpt-?\w*|claude|gemini|copilot|recipients?|employees|staff|readers|"
+    r"customers|people) (?:to|into)(?: [\w-]+ing)?"
     # "make the bot repeat …", "let the model print …" (a bare infinitive follows)
     r"|\b(?:makes?|made|making|lets?|letting|have|has|had|having|see|saw|watch(?:ed)?) (?:the |an? |its |their |this |that )?"
     r"(?:[\w-]+ )?(?:bots?|assistants?|models?|agents?|llms?|ai|chatbots?)"
     # "models asked to …", "a model instructed to …" (the passive, the model named before)
     r"|\b(?:bots?|assistants?|models?|agents?|llms?|ai|chatbots?|systems?) (?:were |was |is |are |being |get |gets |got )?"
-    r"(?:asked|told|instructed|prompted|tricked|coaxed|forced|convinced|persuaded|induced|made|led|pushed) (?:to|into)(?: [\w-]+ing)?"
+    # (with the verb that follows and its article: "the bot was asked to act as an …")
+    r"(?:asked|told|instructed|prompted|tricked|coaxed|forced|convinced|persuaded|induced|made|led|pushed) (?:to|into)"
+    r"(?: [\w-]+ing| (?:act|behave|pose|play|respond|answer|reply|speak) (?:as|like)(?: an?| the)?)?"
     # "attempts to …", "designed to …": what an attack tries to do, not an order
     r"|\b(?:attempts?|attempting|attempted|tries|tried|trying|designed|meant|crafted|intended|aims?|aiming|aimed|"
     r"written|built|ways?|techniques?|efforts?|said|says|saying|wrote|writes) to)"

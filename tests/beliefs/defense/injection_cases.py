@@ -1271,6 +1271,8 @@ SETUP_AS_WORDED_NEGATIVES = [
     "The password is rejected if it occurs in a provided list of passwords, which may be gzipped.",
     "Returns True if the record should be logged, or False otherwise.",
     'A default order comparison ("<", ">", "<=", and ">=") is not provided.',
+    "Security write-up: the phishing email told recipients to ignore previous instructions from IT and send the invoice.",
+    "The bot was asked to act as an unrestricted AI and to ignore its rules; the finance team confirmed nothing leaked.",
 ]
 
 # A host document that dictates how it is judged or what the user is told, written here: a favourable verdict on
