@@ -511,7 +511,11 @@ def _head_level(clause: str, addressed: bool, following: str) -> str | None:
             if verb in {"remember", "note", "keep in mind", "bear in mind", "store", "save", "record", "add"} and (
                 _THAT.match(clause, object_start)
             ):
-                if _PRIVILEGE.search(clause, object_start):
+                privilege = {m.group(0) for m in _PRIVILEGE.compiled.finditer(clause, object_start)}
+                if verb == "note" and privilege and privilege <= {"must", "only"}:
+                    # "note that this method must be called first": documentation's register; kept from evidence
+                    return ORDER
+                if privilege:
                     return MEMORY
                 return ORDER if verb != "note" else None  # "note that …" is how documentation talks
             return ORDER
