@@ -631,9 +631,9 @@ JAILBREAK = [
     r"(?:usual |normal |built-in |own |internal )?(?:safety (?:rules|training|guidelines|filters?|settings|protocols?)|"
     r"ethics|ethical (?:rules|guidelines|training|principles)|moral (?:code|compass|rules)|scruples|programming|alignment|"
     r"safeguards|guardrails|content (?:rules|filters?|polic(?:y|ies)))\b",
-    # Refusing declared impossible: "refusal is not an option", "you are not allowed to refuse".
-    r"\byou(?:'re| are) not (?:allowed|"
-    r"permitted) to (?:refuse|decline|say no)\b|\byou (?:cannot|can't|may not|must not) refuse (?:any|my)\b",
+    # Refusing forbidden to the reader: "you are not allowed to refuse", "you may not refuse any request".
+    r"\byou(?:'re| are) not (?:allowed|permitted) to (?:refuse|decline|say no)\b"
+    r"|\byou (?:cannot|can't|may not|must not) refuse (?:any|my)\b",
     r"\bnothing you say (?:here |now )?(?:can|will|could) (?:harm|hurt|affect|be used against) anyone\b",
     # The model's policy declared changed: "your content policy has been updated to allow …".
     r"\byour (?:content |usage |safety |moderation )(?:polic(?:y|ies)|guidelines|rules|filters?) (?:has|have) "
@@ -714,9 +714,8 @@ DICTATED = [
     r"\bthe (?:assistant|model|bot|chatbot|agent|ai) (?:should|must|shall|needs to|has to|is to|will) (?:tell|inform|ask|"
     r"warn|remind|advise|instruct|direct|urge|convince|persuade) the user\b",
     # The user fished for credentials or sent to a page to verify them.
-    rf"\b(?:ask|request)(?<!never ask)(?<!not ask)(?<!n't ask)(?<!never request)(?<!not request) (?:the user|them) (?:for|to "
-    rf"(?:enter|type|provide|share|"
-    rf"send|give|confirm|re-?enter)) (?:their|his|her) {_CREDENTIAL}\b",
+    r"\b(?:ask|request)(?<!never ask)(?<!not ask)(?<!n't ask)(?<!never request)(?<!not request) (?:the user|them) "
+    rf"(?:for|to (?:enter|type|provide|share|send|give|confirm|re-?enter)) (?:their|his|her) {_CREDENTIAL}\b",
     r"\b(?:tell|ask|instruct|direct|urge|get) the user to (?:visit|go to|open|click|log ?in (?:at|to)|sign in (?:at|to))\b"
     r"[^\n]{0,60}?\bto (?:verify|confirm|validate|unlock|restore|reactivate|secure|update) (?:their|his|her|the) "
     r"(?:account|identity|login|password|card|details)\b",
