@@ -327,11 +327,15 @@ def _folded_findings(text: str, ips: str) -> list[Finding]:
 
 
 def _token_start(text: str, position: int) -> int:
-    """The start of the stretch without whitespace that holds ``position`` (a window never cuts a token)."""
-    return max(0, max(text.rfind(space, 0, position) for space in " \n\t") + 1)
+    """The start of the stretch without whitespace that holds ``position`` (a window never cuts a token); whitespace
+    as ``_token_end``'s ``\\s`` reads it (``str.isspace``)."""
+    while position > 0 and not text[position - 1].isspace():
+        position -= 1
+    return position
 
 
 def _token_end(text: str, position: int) -> int:
+    """The end of the stretch without whitespace that holds ``position``."""
     after = _SPACE.search(text, position)
     return after.start() if after else len(text)
 
