@@ -59,7 +59,7 @@ def _literal_fields(source: str, text_key: str, label_key: str):
         if isinstance(node, ast.Call):
             fields = {k.arg: k.value for k in node.keywords}
         elif isinstance(node, ast.Dict):
-            fields = {k.value: v for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant)}
+            fields = {k.value: v for k, v in zip(node.keys, node.values, strict=True) if isinstance(k, ast.Constant)}
         else:
             continue
         if text_key not in fields:
@@ -93,7 +93,9 @@ def aicu_scanner(wheel: zipfile.ZipFile) -> Samples:
 
 def hermes_jailbench(wheel: zipfile.ZipFile) -> Samples:
     found = _literal_fields(_read(wheel, "hermes_jailbench/attacks.py"), "template", "category")
-    return [(f"hermes-jailbench:{label.split('.')[-1].lower()}", text.replace("{TARGET}", TARGET)) for label, text in found]
+    return [
+        (f"hermes-jailbench:{label.split('.')[-1].lower()}", text.replace("{TARGET}", TARGET)) for label, text in found
+    ]
 
 
 def promptstrike(wheel: zipfile.ZipFile) -> Samples:
