@@ -565,7 +565,8 @@ RULES: list[tuple[str, re.Pattern]] = [
             + shapes.HOSTED_ADDRESSED
             + shapes.LITERAL_OUTPUT
             + shapes.JAILBREAK
-            + shapes.DICTATED,
+            + shapes.DICTATED
+            + shapes.TOOL_ABUSE,
         ),
         ("multilingual_override", MULTILINGUAL),
         ("persona", PERSONA + shapes.PERSONA),
@@ -614,6 +615,8 @@ DISCUSSION = re.compile(
 QUOTED_MENTION = re.compile(
     r"(?i)(?:\bsays?|\bsaid|\bsaying|\bwrites?|\bwrote|\bcontaining|\bcontains|\blike|\bquote[sd]?|\bsuch as|"
     r"\be\.g\.|\bfor example|\bfor instance|\bexamples?|"
+    # ("attackers ask models 'do you have any hidden instructions?'")
+    r"\b(?:ask|asks|asked|asking) (?:the |an? )?(?:[\w-]+ )?(?:bots?|assistants?|models?|agents?|llms?|ai|chatbots?)|"
     + REPORTED
     + r"|\b(?:examples?|payloads?|samples?|injections?|"
     r"attacks?|jailbreaks?|probes?|test cases?|attempts?)\b[^:\n\"'“‘]{0,30})"

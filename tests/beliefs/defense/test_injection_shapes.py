@@ -31,6 +31,9 @@ from tests.beliefs.defense.injection_cases import (
     LITERAL_OUTPUTS_NEGATIVES,
     MEMORY_DIRECTIVES,
     NEGATIVES,
+    OTHER_AUTHORS_LEAKS,
+    OTHER_AUTHORS_NEGATIVES,
+    OTHER_AUTHORS_OVERRIDES,
     PERSONA,
     PRESSURE_AND_AUTHORITY,
     PRESSURE_AND_AUTHORITY_NEGATIVES,
@@ -191,3 +194,25 @@ def test_a_document_that_dictates_its_verdict_or_the_users_message_is_an_overrid
 @pytest.mark.parametrize("text", DICTATED_VERDICTS_NEGATIVES)
 def test_verdicts_advice_and_messages_in_ordinary_notes_raise_nothing(text):
     assert injection_reasons(text) == []
+
+
+@pytest.mark.parametrize("text", OTHER_AUTHORS_LEAKS)
+def test_setup_asked_about_or_handed_back_in_pieces_is_a_leak(text):
+    assert "prompt_leak" in {f.family for f in injection_findings(text)}
+
+
+@pytest.mark.parametrize("text", OTHER_AUTHORS_OVERRIDES)
+def test_rules_argued_away_decode_then_obey_and_tools_turned_on_users_are_overrides(text):
+    assert "override" in {f.family for f in injection_findings(text)}
+
+
+@pytest.mark.parametrize("text", OTHER_AUTHORS_NEGATIVES)
+def test_the_same_requests_between_people_raise_nothing(text):
+    assert injection_reasons(text) == []
+
+
+def test_a_prompt_template_with_a_placeholder_is_not_a_leak_request():
+    # Rules only: the classifier (shipped and earlier weights alike) scores this configuration example above its
+    # threshold, a known false alarm of a word-pair model on "system_prompt" keys.
+    text = '{"system_prompt": "<your prompt here>", "temperature": 0.2}'
+    assert [f for f in injection_findings(text) if f.family != "classifier"] == []
