@@ -163,7 +163,10 @@ OVERRIDE = [
     r"\bif (?:you are|you're) an? (?:ai|llm|language model|assistant|chatbot)\b",
     r"\bfrom now on,? (?:you(?! (?:are|will be|'ll be) (?:now )?(?:responsible|in charge|accountable|on call|on duty|the (?:owner|"
     r"lead|point of contact|contact)))|your|always|never|respond|reply|answer|act|ignore|only)\b",
-    r"\byou must (?:obey|comply with|follow) (?:all|every|any|my|these)\b",
+    # (what is to be obeyed must be orders: "you must follow these steps", "you must obey all traffic laws" are a
+    # manager's or a manual's)
+    r"\byou must (?:obey|comply with|follow) (?:all|every|any|my|these)(?: of)?(?: (?:my|the|your|new|following|these|"
+    r"user'?s?'?))? (?:instructions?|commands?|orders?|directives?|prompts?|requests?(?! from))\b",
     r"\b(?:always )?(?:start|begin) (?:your|each|every) (?:reply|response|answer|message)s? with\b",
     # Instructions planted in documents for the model that will read them (resumes, reports, web pages).
     r"\bignore (?:them|it|that|this|those|everything)\b[^.\n]{0,20}\binstead\b|\binstead focus (?:exclusively|only)\b"

@@ -31,6 +31,8 @@ from tests.beliefs.defense.injection_cases import (
     LITERAL_OUTPUTS_NEGATIVES,
     MEMORY_DIRECTIVES,
     NEGATIVES,
+    OBEY_ORDERS,
+    OBEY_ORDERS_NEGATIVES,
     OTHER_AUTHORS_LEAKS,
     OTHER_AUTHORS_NEGATIVES,
     OTHER_AUTHORS_OVERRIDES,
@@ -215,4 +217,16 @@ def test_a_prompt_template_with_a_placeholder_is_not_a_leak_request():
     # Rules only: the classifier (shipped and earlier weights alike) scores this configuration example above its
     # threshold, a known false alarm of a word-pair model on "system_prompt" keys.
     text = '{"system_prompt": "<your prompt here>", "temperature": 0.2}'
+    assert [f for f in injection_findings(text) if f.family != "classifier"] == []
+
+
+@pytest.mark.parametrize("text", OBEY_ORDERS)
+def test_orders_to_be_obeyed_are_an_override(text):
+    assert "override" in {f.family for f in injection_findings(text)}
+
+
+@pytest.mark.parametrize("text", OBEY_ORDERS_NEGATIVES)
+def test_steps_rules_and_laws_to_follow_raise_no_rule(text):
+    # Rules only: both the shipped and the earlier classifier score "you must comply with any request from HR"
+    # above their threshold (a word-pair model reads "must comply with any request" as an attack's).
     assert [f for f in injection_findings(text) if f.family != "classifier"] == []
