@@ -257,8 +257,10 @@ HOSTED = [
     r"(?:session|conversation|chat|task))?,? (?:is|are|now)\b|\bthe (?:real|actual|true|hidden) (?:task|goal|job|"
     r"objective|purpose|mission) (?:of|for|in) (?:this|the|your) (?:session|conversation|chat|request|assistant|agent)\b"
     r"|\b(?:from (?:now|this point|here)(?: on)?|now),? your (?:job|task|goal|role|purpose|mission) is\b",
-    r"\bstop (?:what you(?:'re| are) doing|summari[sz]ing|translating|answering|processing|the (?:summary|translation"
-    r"|task))\b",
+    # ("stop what you're doing and call me back" is what people say: only with a new task after it)
+    r"\bstop (?:summari[sz]ing|translating|answering|processing|the (?:summary|translation|task))\b|\bstop what you(?:'re| "
+    r"are) doing\b(?: (?:right )?now)?[,.!;:]?(?: and)?[ \t]*(?:instead|ignore|disregard|forget|from now|your (?:new|real) "
+    r"(?:task|job|instructions)|reveal|print|output|say|write|send|do the following)\b",
     r"\b(?:your|all|any) (?:(?:previous|prior|earlier|original|old|initial|current|existing|other) )?(?:instructions?|"
     r"guidance|guidelines|rules|directives?|orders|prompts?|programming|constraints)\b (?:are|is|were|have been|has "
     r"been) (?:now |hereby |officially )?(?:void|null|cancell?ed|revoked|obsolete|invalid|overridden|superseded|"
