@@ -519,7 +519,8 @@ TOOL_CALL = [
 ACRONYMS = (
     r"(?i:\b(?:you are|you're|act as|acting as|pretend to be|become|be|called|named|as)\s+(?:now )?(?:a |an |the )?)"
     r"(?:DAN|STAN|DUDE|AIM|BetterDAN|AntiDAN|UCAR|APOPHIS|BISH)\b|\b(?:DAN|STAN|DUDE)\b\s+(?i:mode|persona|would|will|can|"
-    r"has|must|is|answers?|responds?)\b"
+    # ("DAN is the best-known family" describes the prompt; "DAN is free of all rules" is the prompt)
+    r"has|must|answers?|responds?|is(?! (?:a|an|the|one|short|named|called|how|what|among)\b))\b"
 )
 _PLACEHOLDER_VALUE = r"(?:\[[A-Z][A-Z_ ]*\]|\{\{?\s*[A-Za-z_][\w.]*\s*\}?\}|<[a-z_ ]+>|%s|\$\{?\w+)"
 PLACEHOLDER_URL = (
@@ -603,8 +604,10 @@ REPORTED = (
     r"(?:asked|told|instructed|prompted|tricked|coaxed|forced|convinced|persuaded|induced|made|led|pushed) (?:to|into)"
     r"(?: [\w-]+ing| (?:act|behave|pose|play|respond|answer|reply|speak) (?:as|like)(?: an?| the)?)?"
     # "attempts to …", "designed to …": what an attack tries to do, not an order
-    r"|\b(?:attempts?|attempting|attempted|tries|tried|trying|designed|meant|crafted|intended|aims?|aiming|aimed|"
-    r"written|built|ways?|techniques?|efforts?|said|says|saying|wrote|writes) to)"
+    # ("instructions to ignore the system prompt", "inputs that try to override …": what an attack is made of)
+    r"|\b(?:attempts?|attempting|attempted|try|tries|tried|trying|designed|meant|crafted|intended|aims?|aiming|aimed|"
+    r"written|built|ways?|techniques?|efforts?|said|says|saying|wrote|writes|instructions|requests|commands|inputs|"
+    r"payloads) to)"
 )
 DISCUSSION = re.compile(
     r"(?i)(?:\bsuch as|\be\.g\.|\bfor example|\bfor instance|\bphrases? like|\bprompts? like|\bknown as|\bcalled|"

@@ -81,4 +81,20 @@ def mentioned(text: str, position: int) -> bool:
     quote = open_quote(text, position)
     if quote is None:
         return False
-    return bool(QUOTED_MENTION.search(text, max(0, quote - 60), quote + 1)) or _quoted_specimen(text, quote, position)
+    return _quotation_mentioned(text, quote, position)
+
+
+# A quotation that follows another in a list: 'phrases like "disregard the above" and "you are now …"'.
+_LISTED = re.compile(r"[\"”’'`][ \t]*(?:,[ \t]*)?(?:(?:and|or)[ \t]+)?$")
+
+
+def _quotation_mentioned(text: str, quote: int, position: int, depth: int = 0) -> bool:
+    """Whether the quotation opened at ``quote`` is a mention: introduced as one, named a specimen, or listed after a
+    quotation that is."""
+    if QUOTED_MENTION.search(text, max(0, quote - 60), quote + 1) or _quoted_specimen(text, quote, position):
+        return True
+    listed = _LISTED.search(text, max(0, quote - 12), quote)
+    if listed is None or depth >= 4:
+        return False
+    previous = open_quote(text, listed.start())
+    return previous is not None and _quotation_mentioned(text, previous, listed.start(), depth + 1)

@@ -14,6 +14,8 @@ from tests.beliefs.defense.injection_cases import (
     ABOVE_AND_AI_READERS_NEGATIVES,
     ADDRESSED_AND_ASKED,
     ADDRESSED_AND_ASKED_NEGATIVES,
+    DESCRIBED_ATTACKS,
+    DESCRIBED_ATTACKS_POSITIVES,
     DICTATED_MESSAGES,
     DICTATED_MESSAGES_NEGATIVES,
     DICTATED_VERDICTS,
@@ -230,3 +232,13 @@ def test_steps_rules_and_laws_to_follow_raise_no_rule(text):
     # Rules only: both the shipped and the earlier classifier score "you must comply with any request from HR"
     # above their threshold (a word-pair model reads "must comply with any request" as an attack's).
     assert [f for f in injection_findings(text) if f.family != "classifier"] == []
+
+
+@pytest.mark.parametrize("text", DESCRIBED_ATTACKS)
+def test_attacks_described_raise_nothing(text):
+    assert injection_reasons(text) == []
+
+
+@pytest.mark.parametrize("text", DESCRIBED_ATTACKS_POSITIVES)
+def test_the_same_words_given_as_orders_still_raise(text):
+    assert injection_reasons(text) != []
