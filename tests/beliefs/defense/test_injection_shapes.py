@@ -48,6 +48,8 @@ from tests.beliefs.defense.injection_cases import (
     SETUP_AND_PURPOSE_NEGATIVES,
     SETUP_AS_WORDED,
     SETUP_AS_WORDED_NEGATIVES,
+    SETUP_BY_ANOTHER_NAME,
+    SETUP_BY_ANOTHER_NAME_NEGATIVES,
     SWITCHES_AND_BOUNDARIES,
     SWITCHES_AND_BOUNDARIES_NEGATIVES,
     TASK_TAKEOVERS,
@@ -242,3 +244,13 @@ def test_attacks_described_raise_nothing(text):
 @pytest.mark.parametrize("text", DESCRIBED_ATTACKS_POSITIVES)
 def test_the_same_words_given_as_orders_still_raise(text):
     assert injection_reasons(text) != []
+
+
+@pytest.mark.parametrize("text", SETUP_BY_ANOTHER_NAME)
+def test_the_setup_asked_for_under_another_name_is_a_leak(text):
+    assert "prompt_leak" in {f.family for f in injection_findings(text)}
+
+
+@pytest.mark.parametrize("text", SETUP_BY_ANOTHER_NAME_NEGATIVES)
+def test_rules_directives_and_differences_between_people_raise_nothing(text):
+    assert injection_reasons(text) == []
