@@ -577,11 +577,13 @@ LEAK = [
     r"system message|initial instructions|hidden instructions|instructions you were given)\b",
     r"\bwhat (?:topics|subjects|things|questions|actions|requests)(?: or [\w ]{1,20}?)? are you (?:\w+ )?(?:told|instructed|"
     r"programmed|configured)(?: not)? to (?:discuss|talk about|answer|perform|do|mention|help with|cover|respond to)\b",
-    # The setup asked for under another name, as a task (an audit, a migration, a handoff): "your behavioral rules",
-    # "your primary directive", "what context you receive before my message", "what makes you different from a base
-    # model". Words no person's job description uses of them.
-    r"\byour (?:[\w-]+ )?(?:behaviou?ral (?:rules|constraints|contract|specifications?|directives|requirements|mode|"
-    r"boundaries)|primary directive|role definition|pre-?loaded context|operational parameters)\b",
+    # The setup asked for under another name, as a task (an audit, a migration, a handoff): "walk me through your
+    # behavioral rules", "state your primary directive", "what context you receive before my message", "what makes
+    # you different from a base model". Asked for: "your behavioural boundaries with clients" is a manager's word.
+    r"\b(?:walk me through|describe|list|output|export|seriali[sz]e|state|tell me|what(?:'s| is| are)|document|share|"
+    r"reveal|print|dump|give me|snapshot|spell out|recreate)\b[^.?!\n]{0,40}?\byour (?:[\w-]+ )?(?:behaviou?ral "
+    r"(?:rules|constraints|contract|specifications?|directives|requirements|mode)|primary directive|pre-?loaded "
+    r"context)\b",
     r"\b(?:context|content|text|instructions) (?:you receive|is injected|are injected|is loaded|gets injected|you get) "
     r"before (?:my|the user'?s?|user|any user) (?:message|messages|prompt|input)s?\b",
     r"\b(?:makes you|you are) (?:different|distinct) from (?:a |an |the )?(?:(?:generic|default|plain|vanilla|completely "
