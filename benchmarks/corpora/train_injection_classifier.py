@@ -516,7 +516,7 @@ class Labelled:
     samples: list[tuple[str, str, int]]
     train_set: list[tuple[str, str, int]]
     valid_set: list[tuple[str, str, int]]
-    indirect_sources: list[dict]
+    wheel_sources: list[dict]  # the indirect and attack packages' wheels, as metadata entries
     package_sources: list[dict]
 
 
@@ -552,7 +552,7 @@ def labelled_samples(
         samples=samples,
         train_set=[x for x in samples if _fold(x[0], x[1]) != 0],
         valid_set=[x for x in samples if _fold(x[0], x[1]) == 0],
-        indirect_sources=[*indirect_sources, *attack_sources],
+        wheel_sources=[*indirect_sources, *attack_sources],
         package_sources=package_sources,
     )
 
@@ -579,7 +579,7 @@ def main() -> None:
     args = parser.parse_args()
     labelled = labelled_samples(args.wheel, args.agentdojo_wheel, args.chatterbot_wheel, args.indirect_wheels)
     samples, train_set, valid_set = labelled.samples, labelled.train_set, labelled.valid_set
-    indirect_sources, package_sources = labelled.indirect_sources, labelled.package_sources
+    wheel_sources, package_sources = labelled.wheel_sources, labelled.package_sources
     units, labels = [], []
     for _source, text, label in train_set:
         for words in windows(text):
@@ -649,7 +649,7 @@ def main() -> None:
                 "licence": "BSD-3-Clause",
                 "note": "English small-talk conversations as benign text",
             },
-            *indirect_sources,
+            *wheel_sources,
             *package_sources,
             {
                 "package": "written for MemoryHub",
